@@ -1,0 +1,48 @@
+# armature — run `make help` for the targets.
+SHELL := /usr/bin/env bash
+GO    ?= go
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: specs
+specs: ## Provide specs/azure-rest-api-specs (link to ../shared, or a pinned sparse checkout).
+	@hack/sync-specs.sh
+
+.PHONY: generate
+generate: specs ## Regenerate generated/ from specs/armature.yaml (go generate ./...).
+	$(GO) generate ./...
+
+.PHONY: verify
+verify: generate ## Regenerate and fail if generated/ differs from what is committed.
+	@git diff --exit-code --stat -- generated/ || { echo "generated/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
+	@untracked=$$(git ls-files --others --exclude-standard -- generated/); \
+	  if [ -n "$$untracked" ]; then echo "untracked generated files:" >&2; echo "$$untracked" >&2; exit 1; fi
+	@echo "verify: generated/ is up to date"
+
+.PHONY: build
+build: ## Build every package and command.
+	$(GO) build ./...
+
+.PHONY: lint
+lint: ## gofmt and go vet.
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+.PHONY: test
+test: specs lint ## Run every test (the command CI runs).
+	$(GO) test -count=1 ./...
+
+.PHONY: bench
+bench: bench-generate ## Run the benchmarks and print their figures.
+
+.PHONY: bench-generate
+bench-generate: specs ## Time generating the whole shared corpus, by stage, with peak memory.
+	$(GO) test -run '^$$' -bench BenchmarkGenerate -benchtime 3x -benchmem ./generator/
+
+.PHONY: demo
+demo: generate ## Generate, then show what the generator understood (the operator comes in later issues).
+	@hack/demo.sh

@@ -1,0 +1,261 @@
+// Command armature generates Kubernetes CRDs and Go types from Azure Resource
+// Manager swagger, and shows what it understood.
+//
+//	armature generate [--config specs/armature.yaml] [--out DIR] [--spec-root DIR] [FILE.json ...]
+//	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
+//
+// With swagger files and no --config, every resource in those files is used
+// and the files are read relative to the spec root (or as given, when they
+// exist).
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/inspect"
+)
+
+const usage = `armature turns ARM swagger into Kubernetes CRDs.
+
+Usage:
+  armature generate [flags] [FILE.json ...]   write Go types, deepcopy, CRD YAML and docs
+  armature inspect  [flags] [FILE.json ...]   show the resource tree and property classes
+
+Without FILE arguments the files come from --config (default specs/armature.yaml).
+Run 'armature <command> -h' for the flags of a command.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "generate":
+		err = runGenerate(os.Args[2:], os.Stdout, os.Stderr)
+	case "inspect":
+		err = runInspect(os.Args[2:], os.Stdout, os.Stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(os.Stdout, usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "armature: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(os.Stderr, "armature:", err)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "armature:", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+// common are the flags both commands take.
+type common struct {
+	config   string
+	specRoot string
+	domain   string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "generator config (default specs/armature.yaml when no FILE is given)")
+	fs.StringVar(&c.specRoot, "spec-root", "", "folder swagger paths are relative to (env "+config.EnvSpecRoot+"; default "+config.DefaultSpecRoot+")")
+	fs.StringVar(&c.domain, "domain", "", "API group suffix (default from config, else azure.armature.dev)")
+}
+
+// options turns flags and arguments into generator options.
+func (c *common) options(args []string) (generator.Options, *config.Config, error) {
+	var opts generator.Options
+	var cfg *config.Config
+	if c.config != "" || len(args) == 0 {
+		file := c.config
+		if file == "" {
+			file = filepath.Join("specs", "armature.yaml")
+		}
+		var err error
+		if cfg, err = config.Load(file); err != nil {
+			return opts, nil, err
+		}
+		opts.SpecRoot = config.ResolveSpecRoot(c.specRoot, cfg, cfg.Dir)
+		opts.Files = cfg.Files
+		opts.Exclude = cfg.Excluded
+		opts.Domain = cfg.Domain
+	} else {
+		opts.SpecRoot = config.ResolveSpecRoot(c.specRoot, nil, ".")
+		if c.specRoot == "" && os.Getenv(config.EnvSpecRoot) == "" {
+			// Plain file arguments: read them where they are, relative to
+			// their common folder.
+			root, files, err := commonRoot(args)
+			if err != nil {
+				return opts, nil, err
+			}
+			opts.SpecRoot, opts.Files = root, files
+		} else {
+			opts.Files = args
+		}
+	}
+	if c.domain != "" {
+		opts.Domain = c.domain
+	}
+	if st, err := os.Stat(opts.SpecRoot); err != nil || !st.IsDir() {
+		return opts, nil, fmt.Errorf("spec root %s is not a folder: run hack/sync-specs.sh, or set --spec-root or %s", opts.SpecRoot, config.EnvSpecRoot)
+	}
+	return opts, cfg, nil
+}
+
+// progress reports to a terminal, and stays quiet under go generate and CI.
+func progress(w io.Writer, quiet bool) func(string) {
+	f, ok := w.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || os.Getenv("GOFILE") != "" || os.Getenv("CI") != "" {
+		return nil
+	}
+	return func(s string) { fmt.Fprintf(w, "\r\033[K%s", s) }
+}
+
+func runGenerate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	out := fs.String("out", "", "output folder (default from config, else generated)")
+	noDesc := fs.Bool("no-descriptions", false, "drop schema descriptions from CRDs (they are otherwise shortened only when a CRD would exceed 256 KiB)")
+	quiet := fs.Bool("quiet", false, "no progress and no summary")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	opts, cfg, err := c.options(fs.Args())
+	if err != nil {
+		return err
+	}
+	switch {
+	case *out != "":
+		opts.OutDir = *out
+	case cfg != nil && cfg.Output != "":
+		opts.OutDir = filepath.Join(cfg.Dir, cfg.Output)
+	case cfg != nil:
+		opts.OutDir = filepath.Join(cfg.Dir, "generated")
+	default:
+		opts.OutDir = "generated"
+	}
+	if *noDesc {
+		opts.Descriptions = emit.DescriptionsNone
+	}
+	p := progress(stderr, *quiet)
+	opts.Progress = p
+	start := time.Now()
+	res, err := generator.Generate(opts)
+	if p != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		t := res.Timings
+		kinds := 0
+		for _, pk := range res.Model.Packages {
+			kinds += len(pk.Kinds)
+		}
+		fmt.Fprintf(stderr, "armature: %d kinds in %d packages → %s (%d written, %d unchanged, %d removed) in %s\n",
+			kinds, len(res.Model.Packages), opts.OutDir, res.Emit.Written, res.Emit.Unchanged, len(res.Emit.Removed), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "armature: load %s, tree %s, classify %s, model %s, emit go %s, controller-tools %s, crds %s, docs %s, write %s\n",
+			ms(t.Load), ms(t.Tree), ms(t.Classify), ms(t.Model), ms(t.Emit.Go), ms(t.Emit.ControllerTools), ms(t.Emit.CRDs), ms(t.Emit.Docs), ms(t.Emit.Write))
+		for _, n := range res.Emit.Notes {
+			fmt.Fprintln(stderr, "armature: note:", n)
+		}
+	}
+	return errorsOf(res.Errors)
+}
+
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+func errorsOf(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems in the swagger (the resources concerned were skipped):", len(errs))
+	for _, e := range errs {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+	}
+	return errors.New(b.String())
+}
+
+func runInspect(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	props := fs.Bool("properties", false, "also print every property with its class and rule")
+	kind := fs.String("kind", "", "show only this kind (e.g. StorageAccount)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	opts, _, err := c.options(fs.Args())
+	if err != nil {
+		return err
+	}
+	a, err := generator.Analyze(opts)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(inspect.Build(a)); err != nil {
+			return err
+		}
+	} else if err := inspect.Table(stdout, a, *props, *kind); err != nil {
+		return err
+	}
+	return errorsOf(a.Errors)
+}
+
+// commonRoot returns the deepest folder holding every file, and the files
+// relative to it.
+func commonRoot(args []string) (string, []string, error) {
+	var abs []string
+	for _, a := range args {
+		p, err := filepath.Abs(a)
+		if err != nil {
+			return "", nil, err
+		}
+		abs = append(abs, p)
+	}
+	root := filepath.Dir(abs[0])
+	for _, p := range abs[1:] {
+		for !strings.HasPrefix(p, root+string(filepath.Separator)) && filepath.Dir(root) != root {
+			root = filepath.Dir(root)
+		}
+	}
+	files := make([]string, len(abs))
+	for i, p := range abs {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return "", nil, err
+		}
+		files[i] = filepath.ToSlash(rel)
+	}
+	return root, files, nil
+}

@@ -1,0 +1,319 @@
+package classify
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Class is what a property is to a user of the CRD.
+type Class string
+
+// The classes.
+const (
+	Writable   Class = "writable"
+	CreateOnly Class = "createOnly"
+	ReadOnly   Class = "readOnly"
+	WriteOnly  Class = "writeOnly"
+	Secret     Class = "secret"
+)
+
+// Rules, as reported in the table.
+const (
+	RuleReadOnlyParent   = "inside readOnly %s"
+	RuleSecret           = "x-ms-secret: true"
+	RulePassword         = "format: password"
+	RuleMutReadOnly      = "x-ms-mutability without create or update"
+	RuleReadOnlyPUT      = "readOnly: true in the PUT body schema"
+	RuleCreateOnlyParent = "inside createOnly %s"
+	RuleMutCreateOnly    = "x-ms-mutability has create but not update"
+	RuleMutWriteOnly     = "x-ms-mutability without read"
+	RuleMutWritable      = "x-ms-mutability has update"
+	RuleMutNoCreate      = "x-ms-mutability has update but not create: not sent on create"
+	RuleNotInPATCH       = "in the PUT body, not in the PATCH body"
+	RuleNotInGET         = "in the PUT body, never returned by GET"
+	RulePUTAndPATCH      = "in the PUT body and the PATCH body"
+	RulePUTNoPATCH       = "in the PUT body; the resource has no PATCH"
+	RuleGETOnly          = "only in the GET response"
+)
+
+// Entry is the class of one property path.
+type Entry struct {
+	Path  string `json:"path"`
+	Class Class  `json:"class"`
+	Rule  string `json:"rule"`
+	// Required is true when the PUT body requires the property.
+	Required bool `json:"required,omitempty"`
+}
+
+// Table is the classification of one resource, sorted by path.
+type Table struct {
+	Entries []Entry
+	index   map[string]int
+}
+
+// Class returns the class of a path and whether the path is known.
+func (t *Table) Class(path string) (Class, bool) {
+	i, ok := t.index[path]
+	if !ok {
+		return "", false
+	}
+	return t.Entries[i].Class, true
+}
+
+// Entry returns the entry of a path.
+func (t *Table) Entry(path string) (Entry, bool) {
+	i, ok := t.index[path]
+	if !ok {
+		return Entry{}, false
+	}
+	return t.Entries[i], true
+}
+
+// node is what a walk learns about one path.
+type node struct {
+	prop load.Property
+	// open is true for a free-form object: every path below it is allowed.
+	open bool
+}
+
+type pathSet map[string]*node
+
+// covers reports whether the set holds path, or an open ancestor of it.
+func (s pathSet) covers(path string) bool {
+	if s == nil {
+		return false
+	}
+	if _, ok := s[path]; ok {
+		return true
+	}
+	for p := parent(path); p != ""; p = parent(p) {
+		if n, ok := s[p]; ok && n.open {
+			return true
+		}
+	}
+	return false
+}
+
+// parent returns the parent path ("" at the root).
+func parent(path string) string {
+	path = strings.TrimSuffix(strings.TrimSuffix(path, "[*]"), ".*")
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return strings.TrimSuffix(strings.TrimSuffix(path[:i], "[*]"), ".*")
+	}
+	return ""
+}
+
+// Classify builds the table of a resource.
+func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
+	put, err := walkOp(l, r.Ops["PUT"], true)
+	if err != nil {
+		return nil, err
+	}
+	var patch pathSet
+	if op := r.Ops["PATCH"]; op != nil {
+		if patch, err = walkOp(l, op, true); err != nil {
+			return nil, err
+		}
+	}
+	get, err := walkOp(l, r.Ops["GET"], false)
+	if err != nil {
+		return nil, err
+	}
+
+	t := &Table{index: map[string]int{}}
+	classes := map[string]Class{}
+	paths := make([]string, 0, len(put)+len(get))
+	for p := range put {
+		paths = append(paths, p)
+	}
+	for p := range get {
+		if _, ok := put[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	// Parents sort before children, so parent classes are known first.
+	sort.Strings(paths)
+	for _, p := range paths {
+		var e Entry
+		if n, ok := put[p]; ok {
+			c, rule := decide(p, n, classes, patch, r.Ops["PATCH"] != nil, get, r.Ops["GET"] != nil)
+			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required}
+		} else {
+			c, rule := ReadOnly, RuleGETOnly
+			if pc, pp := inherited(p, classes); pc == ReadOnly {
+				rule = sprintf(RuleReadOnlyParent, pp)
+			}
+			e = Entry{Path: p, Class: c, Rule: rule}
+		}
+		classes[p] = e.Class
+		t.index[p] = len(t.Entries)
+		t.Entries = append(t.Entries, e)
+	}
+	return t, nil
+}
+
+// inherited returns the class of the nearest ancestor that is readOnly or
+// createOnly, and its path.
+func inherited(path string, classes map[string]Class) (Class, string) {
+	var found Class
+	var at string
+	for p := parent(path); p != ""; p = parent(p) {
+		if c := classes[p]; c == ReadOnly || (c == CreateOnly && found == "") {
+			found, at = c, p
+			if c == ReadOnly {
+				break
+			}
+		}
+	}
+	return found, at
+}
+
+func decide(path string, n *node, classes map[string]Class, patch pathSet, hasPatch bool, get pathSet, hasGet bool) (Class, string) {
+	pc, pp := inherited(path, classes)
+	if pc == ReadOnly {
+		return ReadOnly, sprintf(RuleReadOnlyParent, pp)
+	}
+	p := n.prop
+	if p.Secret() {
+		if load.ExtBool(p.Decl.Extensions, "x-ms-secret") || load.ExtBool(p.Schema.Extensions, "x-ms-secret") {
+			return Secret, RuleSecret
+		}
+		return Secret, RulePassword
+	}
+	mut, hasMut := p.Mutability()
+	has := func(v string) bool {
+		for _, m := range mut {
+			if strings.EqualFold(m, v) {
+				return true
+			}
+		}
+		return false
+	}
+	if hasMut && !has("create") && !has("update") {
+		return ReadOnly, RuleMutReadOnly
+	}
+	if p.ReadOnly() {
+		return ReadOnly, RuleReadOnlyPUT
+	}
+	if pc == CreateOnly {
+		return CreateOnly, sprintf(RuleCreateOnlyParent, pp)
+	}
+	if hasMut {
+		switch {
+		case has("create") && !has("update"):
+			return CreateOnly, RuleMutCreateOnly
+		case !has("read"):
+			return WriteOnly, RuleMutWriteOnly
+		case !has("create"):
+			return Writable, RuleMutNoCreate
+		default:
+			return Writable, RuleMutWritable
+		}
+	}
+	if hasPatch && !patch.covers(path) {
+		return CreateOnly, RuleNotInPATCH
+	}
+	if hasGet && !get.covers(path) {
+		return WriteOnly, RuleNotInGET
+	}
+	if hasPatch {
+		return Writable, RulePUTAndPATCH
+	}
+	return Writable, RulePUTNoPATCH
+}
+
+func sprintf(format, arg string) string { return strings.Replace(format, "%s", arg, 1) }
+
+// walkOp collects the property paths of an operation's body (request) or
+// response.
+func walkOp(l *load.Loader, op *tree.Operation, request bool) (pathSet, error) {
+	if op == nil {
+		return nil, nil
+	}
+	s := op.Response
+	if request {
+		s = op.Body
+	}
+	if s == nil {
+		return pathSet{}, nil
+	}
+	out := pathSet{}
+	w := &walker{l: l, out: out, stack: map[string]bool{}}
+	if err := w.object(*s, ""); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type walker struct {
+	l     *load.Loader
+	out   pathSet
+	stack map[string]bool
+}
+
+// object walks the properties of an object schema below prefix.
+func (w *walker) object(s load.Schema, prefix string) error {
+	s, err := w.l.Deref(s)
+	if err != nil {
+		return err
+	}
+	key := s.Origin.String()
+	if w.stack[key] {
+		return nil // recursion: the path stops at the named type
+	}
+	w.stack[key] = true
+	defer delete(w.stack, key)
+	props, err := w.l.Properties(s)
+	if err != nil {
+		return err
+	}
+	for _, p := range props {
+		path := p.Name
+		if prefix != "" {
+			path = prefix + "." + p.Name
+		}
+		n := &node{prop: p}
+		w.out[path] = n
+		if p.Secret() {
+			continue
+		}
+		if err := w.value(p.Schema, path, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value walks below a property: objects, array items and map values.
+func (w *walker) value(s load.Schema, path string, n *node) error {
+	switch {
+	case s.Type.Contains("array") && s.Items != nil && s.Items.Schema != nil:
+		item, err := w.l.Deref(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")})
+		if err != nil {
+			return err
+		}
+		if isObject(item) {
+			return w.object(item, path+"[*]")
+		}
+	case len(s.Properties) > 0 || len(s.AllOf) > 0:
+		return w.object(s, path)
+	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
+		v, err := w.l.Deref(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")})
+		if err != nil {
+			return err
+		}
+		if isObject(v) {
+			return w.object(v, path+".*")
+		}
+	case s.Type.Contains("object") || (len(s.Type) == 0 && s.Items == nil):
+		n.open = true
+	}
+	return nil
+}
+
+func isObject(s load.Schema) bool {
+	return len(s.Properties) > 0 || len(s.AllOf) > 0
+}

@@ -1,0 +1,139 @@
+package emit
+
+import (
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+var classConst = map[string]string{
+	"writable":   "Writable",
+	"createOnly": "CreateOnly",
+	"readOnly":   "ReadOnly",
+	"writeOnly":  "WriteOnly",
+	"secret":     "Secret",
+}
+
+var scopeConst = map[tree.Scope]string{
+	tree.ScopeResourceGroup:   "ScopeResourceGroup",
+	tree.ScopeSubscription:    "ScopeSubscription",
+	tree.ScopeManagementGroup: "ScopeManagementGroup",
+	tree.ScopeTenant:          "ScopeTenant",
+	tree.ScopeExtension:       "ScopeExtension",
+}
+
+// descriptorFile declares one Descriptor per kind and Descriptors().
+func descriptorFile(p *model.Package, importPath string) *jen.File {
+	f := newFile(p, importPath)
+	var list []jen.Code
+	for _, k := range p.Kinds {
+		name := k.Name + "Descriptor"
+		f.Comment(name + " describes " + k.Name + " to the reconciler, the webhook and the ARM emulator.")
+		f.Var().Id(name).Op("=").Qual(pathDescriptors, "Descriptor").Values(descriptorValues(k))
+		list = append(list, jen.Op("&").Id(name))
+	}
+	f.Comment("Descriptors returns the descriptor of every kind in this package.")
+	f.Func().Id("Descriptors").Params().Index().Op("*").Qual(pathDescriptors, "Descriptor").Block(
+		jen.Return(jen.Index().Op("*").Qual(pathDescriptors, "Descriptor").ValuesFunc(func(g *jen.Group) {
+			for _, c := range list {
+				g.Line().Add(c)
+			}
+			if len(list) > 0 {
+				g.Line()
+			}
+		})),
+	)
+	return f
+}
+
+func descriptorValues(k *model.Kind) jen.Dict {
+	r := k.Resource
+	d := jen.Dict{
+		jen.Id("Group"):        jen.Lit(k.Package.Group),
+		jen.Id("Version"):      jen.Lit(k.Package.Version),
+		jen.Id("Kind"):         jen.Lit(k.Name),
+		jen.Id("ARMType"):      jen.Lit(r.ARMType),
+		jen.Id("APIVersion"):   jen.Lit(r.APIVersion),
+		jen.Id("PathTemplate"): jen.Lit(r.Path),
+		jen.Id("Scope"):        jen.Qual(pathDescriptors, scopeConst[r.Scope]),
+		jen.Id("Verbs"):        strs(r.Verbs()),
+	}
+	if r.NameParam != "" {
+		d[jen.Id("NameParameter")] = jen.Lit(r.NameParam)
+	}
+	if r.Singleton != "" {
+		d[jen.Id("Singleton")] = jen.Lit(r.Singleton)
+	}
+	if r.Owner != "" {
+		d[jen.Id("OwnerARMType")] = jen.Lit(r.Owner)
+	}
+	if k.Owner != nil {
+		d[jen.Id("OwnerGroup")] = jen.Lit(k.Owner.Package.Group)
+		d[jen.Id("OwnerKind")] = jen.Lit(k.Owner.Name)
+	}
+	if lro := r.LongRunning(); len(lro) > 0 {
+		d[jen.Id("LongRunning")] = jen.Index().Qual(pathDescriptors, "LRO").ValuesFunc(func(g *jen.Group) {
+			for _, v := range lro {
+				vals := jen.Dict{jen.Id("Verb"): jen.Lit(v)}
+				if fsv := r.Ops[v].FinalStateVia; fsv != "" {
+					vals[jen.Id("FinalStateVia")] = jen.Lit(fsv)
+				}
+				g.Values(vals)
+			}
+		})
+	}
+	d[jen.Id("Properties")] = jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
+		for _, e := range k.Table.Entries {
+			g.Line().Values(jen.Dict{
+				jen.Id("Path"):  jen.Lit(e.Path),
+				jen.Id("Class"): jen.Qual(pathDescriptors, classConst[string(e.Class)]),
+				jen.Id("Rule"):  jen.Lit(e.Rule),
+			})
+		}
+		if len(k.Table.Entries) > 0 {
+			g.Line()
+		}
+	})
+	if len(k.SecretPaths) > 0 {
+		d[jen.Id("SecretPaths")] = strs(k.SecretPaths)
+	}
+	if acts := actions(r.Actions); acts != nil {
+		d[jen.Id("Actions")] = acts
+	}
+	if acts := actions(r.StatusGETs); acts != nil {
+		d[jen.Id("StatusGETs")] = acts
+	}
+	return d
+}
+
+func actions(as []*tree.Action) jen.Code {
+	if len(as) == 0 {
+		return nil
+	}
+	return jen.Index().Qual(pathDescriptors, "Action").ValuesFunc(func(g *jen.Group) {
+		for _, a := range as {
+			vals := jen.Dict{jen.Id("Name"): jen.Lit(a.Name), jen.Id("Path"): jen.Lit(a.Path)}
+			if a.Op.LongRunning {
+				vals[jen.Id("LongRunning")] = jen.True()
+			}
+			g.Line().Values(vals)
+		}
+		g.Line()
+	})
+}
+
+func strs(v []string) *jen.Statement {
+	return jen.Index().String().ValuesFunc(func(g *jen.Group) {
+		for _, s := range v {
+			g.Lit(s)
+		}
+	})
+}
+
+// ImportPath joins a module path and a slash path.
+func ImportPath(module, rel string) string {
+	return strings.TrimSuffix(module, "/") + "/" + strings.Trim(rel, "/")
+}

@@ -1,0 +1,114 @@
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/templates"
+)
+
+type docNode struct{ ID, Label string }
+type docEdge struct{ From, To string }
+type docKind struct {
+	Name, Version, ARMType, APIVersion, Path, Scope, Owner, Singleton string
+	Verbs, LongRunning, Actions                                       string
+	Properties                                                        []docProp
+}
+type docProp struct{ Path, Class, Rule string }
+type docGroup struct {
+	Header, Group, Provider string
+	Packages                []*model.Package
+	Nodes                   []docNode
+	Edges                   []docEdge
+	Kinds                   []docKind
+}
+
+// docFiles renders generated/docs/<group>.md for every group.
+func docFiles(m *model.Model) (map[string][]byte, error) {
+	tmpl, err := template.ParseFS(templates.FS, "group.md.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	groups := map[string]*docGroup{}
+	var order []string
+	for _, p := range m.Packages {
+		g := groups[p.Group]
+		if g == nil {
+			g = &docGroup{Header: Header, Group: p.Group, Provider: p.Provider}
+			groups[p.Group] = g
+			order = append(order, p.Group)
+		}
+		g.Packages = append(g.Packages, p)
+	}
+	out := map[string][]byte{}
+	for _, name := range order {
+		g := groups[name]
+		nodes := map[string]string{}
+		edges := map[docEdge]bool{}
+		for _, p := range g.Packages {
+			for _, k := range p.Kinds {
+				r := k.Resource
+				nodes[k.Name] = fmt.Sprintf("%s<br/><small>%s</small>", k.Name, r.ARMType)
+				if k.Owner != nil {
+					if k.Owner.Package.Group != g.Group {
+						nodes[k.Owner.Name] = fmt.Sprintf("%s<br/><small>%s</small>", k.Owner.Name, k.Owner.Resource.ARMType)
+					}
+					edges[docEdge{From: k.Owner.Name, To: k.Name}] = true
+				} else if r.Owner != "" {
+					id := mermaidID(r.Owner)
+					nodes[id] = r.Owner
+					edges[docEdge{From: id, To: k.Name}] = true
+				}
+				dk := docKind{
+					Name: k.Name, Version: p.Version, ARMType: r.ARMType, APIVersion: r.APIVersion, Path: r.Path,
+					Scope: string(r.Scope), Owner: r.Owner, Singleton: r.Singleton,
+					Verbs: strings.Join(r.Verbs(), ", "), LongRunning: strings.Join(r.LongRunning(), ", "),
+				}
+				var acts []string
+				for _, a := range r.Actions {
+					acts = append(acts, "`"+a.Name+"`")
+				}
+				dk.Actions = strings.Join(acts, ", ")
+				for _, e := range k.Table.Entries {
+					dk.Properties = append(dk.Properties, docProp{Path: e.Path, Class: string(e.Class), Rule: strings.ReplaceAll(e.Rule, "|", "\\|")})
+				}
+				g.Kinds = append(g.Kinds, dk)
+			}
+		}
+		for _, id := range sortedKeys(nodes) {
+			g.Nodes = append(g.Nodes, docNode{ID: id, Label: nodes[id]})
+		}
+		for e := range edges {
+			g.Edges = append(g.Edges, e)
+		}
+		sort.Slice(g.Edges, func(i, j int) bool {
+			if g.Edges[i].From != g.Edges[j].From {
+				return g.Edges[i].From < g.Edges[j].From
+			}
+			return g.Edges[i].To < g.Edges[j].To
+		})
+		var buf bytes.Buffer
+		if err := tmpl.Execute(&buf, g); err != nil {
+			return nil, fmt.Errorf("docs for %s: %w", g.Group, err)
+		}
+		out[g.Group+".md"] = buf.Bytes()
+	}
+	return out, nil
+}
+
+func mermaidID(armType string) string {
+	return strings.NewReplacer(".", "_", "/", "_").Replace(armType)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

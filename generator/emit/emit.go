@@ -1,0 +1,268 @@
+package emit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/generator/model"
+)
+
+// Options configure Emit.
+type Options struct {
+	// OutDir is where apis/, crds/ and docs/ are written. It should be inside
+	// a Go module that requires github.com/armature-dev/armature; when it is
+	// not, the Go code is compiled in a staging folder below the module of
+	// the working directory and copied. Required.
+	OutDir string
+	// Descriptions says what to do with schema descriptions in CRDs.
+	// Defaults to DescriptionsFit.
+	Descriptions Descriptions
+	// Progress, when set, is told what the stage is doing.
+	Progress func(string)
+}
+
+// Timings are the durations of Emit's steps.
+type Timings struct {
+	Go, ControllerTools, CRDs, Docs, Write time.Duration
+}
+
+// Result is what Emit wrote.
+type Result struct {
+	// Written and Unchanged count files; Removed are stale files deleted.
+	Written, Unchanged int
+	Removed            []string
+	// Notes are remarks such as shortened CRD descriptions.
+	Notes   []string
+	Timings Timings
+}
+
+// owned are the folders of OutDir that Emit owns: files in them that it did
+// not write are removed.
+var owned = []string{"apis", "crds", "docs"}
+
+// Emit writes the Go packages, deepcopy, CRD YAML and docs of a model.
+func Emit(m *model.Model, opts Options) (*Result, error) {
+	if opts.OutDir == "" {
+		return nil, errors.New("emit: OutDir is required")
+	}
+	if opts.Descriptions == "" {
+		opts.Descriptions = DescriptionsFit
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	out, err := filepath.Abs(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	modRoot, modPath, err := goModule(out)
+	if err != nil {
+		return nil, err
+	}
+	stage := out
+	if !within(modRoot, out) {
+		stage = filepath.Join(modRoot, "bin", fmt.Sprintf("armature-stage-%d", os.Getpid()))
+		defer os.RemoveAll(stage)
+	}
+	rel, err := filepath.Rel(modRoot, stage)
+	if err != nil {
+		return nil, err
+	}
+	importBase := path.Join(modPath, filepath.ToSlash(rel))
+	res := &Result{}
+
+	// 1. Go types and descriptors.
+	t0 := time.Now()
+	progress(fmt.Sprintf("writing Go for %d packages", len(m.Packages)))
+	files := map[string][]byte{}
+	byImport := map[string]string{} // import path → folder relative to out
+	for _, p := range m.Packages {
+		dir := path.Join("apis", p.Short, p.Version)
+		imp := path.Join(importBase, dir)
+		byImport[imp] = dir
+		gf, err := goFiles(p, imp)
+		if err != nil {
+			return nil, err
+		}
+		for name, b := range gf {
+			files[path.Join(dir, name)] = b
+		}
+	}
+	res.Timings.Go = time.Since(t0)
+
+	// 2. controller-tools compiles them, so they must be on disk.
+	t0 = time.Now()
+	// The previous deepcopy files stay until they are replaced: type errors
+	// they may cause are ignored by controller-tools, and keeping them avoids
+	// rewriting unchanged files.
+	if err := syncDir(stage, files, []string{"apis"}, res, keepDeepCopy); err != nil {
+		return nil, err
+	}
+	res.Timings.Write += time.Since(t0)
+	if len(m.Packages) > 0 {
+		t0 = time.Now()
+		progress("running controller-tools (deepcopy, CRDs)")
+		tools, err := runControllerTools(modRoot, "./"+filepath.ToSlash(filepath.Join(rel, "apis"))+"/...")
+		if err != nil {
+			return nil, err
+		}
+		res.Timings.ControllerTools = time.Since(t0)
+		for imp, b := range tools.DeepCopy {
+			dir, ok := byImport[imp]
+			if !ok {
+				return nil, fmt.Errorf("controller-tools wrote deepcopy for unexpected package %s", imp)
+			}
+			files[path.Join(dir, "zz_generated.deepcopy.go")] = b
+		}
+		t0 = time.Now()
+		for name, raw := range tools.CRDs {
+			b, note, err := finishCRD(name, raw, opts.Descriptions)
+			if err != nil {
+				return nil, err
+			}
+			if note != "" {
+				res.Notes = append(res.Notes, note)
+			}
+			files[path.Join("crds", name)] = b
+		}
+		res.Timings.CRDs = time.Since(t0)
+	}
+
+	// 3. Docs.
+	t0 = time.Now()
+	docs, err := docFiles(m)
+	if err != nil {
+		return nil, err
+	}
+	for name, b := range docs {
+		files[path.Join("docs", name)] = b
+	}
+	res.Timings.Docs = time.Since(t0)
+
+	// 4. Everything to the output folder.
+	t0 = time.Now()
+	*res = Result{Notes: res.Notes, Timings: res.Timings}
+	if err := syncDir(out, files, owned, res, nil); err != nil {
+		return nil, err
+	}
+	res.Timings.Write += time.Since(t0)
+	return res, nil
+}
+
+
+func keepDeepCopy(rel string) bool { return path.Base(rel) == "zz_generated.deepcopy.go" }
+
+// syncDir writes files below dir (skipping identical ones) and removes
+// files in the owned folders that are not in files, unless keep says so.
+func syncDir(dir string, files map[string][]byte, ownedDirs []string, res *Result, keep func(string) bool) error {
+	for _, name := range sortedKeys(files) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
+			res.Unchanged++
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, files[name], 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return err
+		}
+		res.Written++
+	}
+	for _, o := range ownedDirs {
+		root := filepath.Join(dir, o)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			if _, ok := files[rel]; ok || (keep != nil && keep(rel)) {
+				return nil
+			}
+			res.Removed = append(res.Removed, rel)
+			return os.Remove(p)
+		})
+		if err != nil {
+			return err
+		}
+		removeEmptyDirs(root)
+	}
+	return nil
+}
+
+func removeEmptyDirs(root string) {
+	var dirs []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i > 0; i-- {
+		_ = os.Remove(dirs[i]) // fails unless empty
+	}
+}
+
+// goModule finds the Go module that holds dir, or else the one of the
+// working directory: its root folder and module path.
+func goModule(dir string) (string, string, error) {
+	for _, d := range []string{nearestExisting(dir), "."} {
+		cmd := exec.Command("go", "env", "GOMOD")
+		cmd.Dir = d
+		outb, err := cmd.Output()
+		if err != nil {
+			continue
+		}
+		gomod := strings.TrimSpace(string(outb))
+		if gomod == "" || gomod == os.DevNull {
+			continue
+		}
+		data, err := os.ReadFile(gomod)
+		if err != nil {
+			return "", "", err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "module" {
+				return filepath.Dir(gomod), strings.Trim(f[1], `"`), nil
+			}
+		}
+		return "", "", fmt.Errorf("%s has no module line", gomod)
+	}
+	return "", "", errors.New("emit: the output folder is not in a Go module, and neither is the working directory; run armature inside a module that requires github.com/armature-dev/armature")
+}
+
+func nearestExisting(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return d
+		}
+	}
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

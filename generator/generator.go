@@ -1,0 +1,153 @@
+// Package generator runs the stages — load, tree, classify, model, emit —
+// over a set of swagger files. cmd/armature only parses flags and calls it.
+//
+// # Errors
+//
+// A file that cannot be read or parsed stops the run: there is nothing to
+// generate from. A problem inside one resource (a dangling $ref, an
+// unsupported construct) skips that resource, is reported with its file and
+// JSON pointer, and makes the run fail at the end, after everything else has
+// been analysed, so one run shows every problem.
+package generator
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Options configure a run.
+type Options struct {
+	// SpecRoot is the folder swagger paths are relative to. Required.
+	SpecRoot string
+	// Files are the swagger files whose resources are generated. Required.
+	Files []string
+	// Exclude returns why an ARM type is left out, or "" to keep it.
+	// Defaults to keeping every type.
+	Exclude func(armType string) string
+	// Domain is the API group suffix. Defaults to model.DefaultDomain.
+	Domain string
+	// OutDir is where Generate writes. Required for Generate.
+	OutDir string
+	// Descriptions is the CRD description mode. Defaults to emit.DescriptionsFit.
+	Descriptions emit.Descriptions
+	// Progress, when set, receives a line per step.
+	Progress func(string)
+}
+
+// Timings are the wall times of the stages.
+type Timings struct {
+	Load, Tree, Classify, Model time.Duration
+	Emit                        emit.Timings
+}
+
+// Analysis is what the generator understood, before anything is written.
+type Analysis struct {
+	Loader  *load.Loader
+	Tree    *tree.Tree
+	Tables  map[string]*classify.Table // by ARM type, lower case
+	Model   *model.Model
+	Skipped []tree.Skipped
+	// Errors are located problems; resources they concern were skipped.
+	Errors  []error
+	Timings Timings
+}
+
+// Analyze loads, builds the tree, classifies and models.
+func Analyze(opts Options) (*Analysis, error) {
+	if opts.SpecRoot == "" || len(opts.Files) == 0 {
+		return nil, fmt.Errorf("generator: a spec root and at least one file are required")
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	a := &Analysis{Tables: map[string]*classify.Table{}}
+	t0 := time.Now()
+	a.Loader = load.New(opts.SpecRoot)
+	var docs []*load.Document
+	for i, f := range opts.Files {
+		progress(fmt.Sprintf("load [%d/%d] %s", i+1, len(opts.Files), f))
+		d, err := a.Loader.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	a.Timings.Load = time.Since(t0)
+
+	t0 = time.Now()
+	progress("building the resource tree")
+	t, errs := tree.Build(a.Loader, docs)
+	a.Tree = t
+	a.Errors = append(a.Errors, errs...)
+	a.Skipped = append(a.Skipped, t.Skipped...)
+	a.Timings.Tree = time.Since(t0)
+
+	t0 = time.Now()
+	var inputs []model.Input
+	for i, r := range t.Resources {
+		if opts.Exclude != nil {
+			if why := opts.Exclude(r.ARMType); why != "" {
+				a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: "excluded by config: " + why})
+				continue
+			}
+		}
+		progress(fmt.Sprintf("classify [%d/%d] %s", i+1, len(t.Resources), r.ARMType))
+		tb, err := classify.Classify(a.Loader, r)
+		if err != nil {
+			a.Errors = append(a.Errors, fmt.Errorf("%s: %w", r.ARMType, err))
+			a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: err.Error()})
+			continue
+		}
+		a.Tables[strings.ToLower(r.ARMType)] = tb
+		inputs = append(inputs, model.Input{Resource: r, Table: tb})
+	}
+	a.Timings.Classify = time.Since(t0)
+
+	t0 = time.Now()
+	progress(fmt.Sprintf("modelling %d resource types", len(inputs)))
+	m, errs := model.Build(a.Loader, inputs, model.Config{Domain: opts.Domain})
+	a.Model = m
+	a.Errors = append(a.Errors, errs...)
+	a.Timings.Model = time.Since(t0)
+	sort.SliceStable(a.Skipped, func(i, j int) bool {
+		if a.Skipped[i].File != a.Skipped[j].File {
+			return a.Skipped[i].File < a.Skipped[j].File
+		}
+		return a.Skipped[i].Path < a.Skipped[j].Path
+	})
+	return a, nil
+}
+
+// Result is a finished Generate.
+type Result struct {
+	*Analysis
+	Emit *emit.Result
+}
+
+// Generate analyses and writes the output. It returns the result even when
+// some resources had errors; the caller decides the exit status from
+// Result.Errors.
+func Generate(opts Options) (*Result, error) {
+	a, err := Analyze(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OutDir == "" {
+		return nil, fmt.Errorf("generator: OutDir is required")
+	}
+	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress})
+	if err != nil {
+		return nil, err
+	}
+	a.Timings.Emit = er.Timings
+	return &Result{Analysis: a, Emit: er}, nil
+}

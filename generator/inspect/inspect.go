@@ -1,0 +1,144 @@
+// Package inspect turns an Analysis into the report `armature inspect`
+// prints: as JSON (a stable shape other tools read) or as a table.
+package inspect
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Report is the JSON document of `armature inspect --json`.
+type Report struct {
+	Resources []Resource     `json:"resources"`
+	Skipped   []tree.Skipped `json:"skipped"`
+	Errors    []string       `json:"errors,omitempty"`
+}
+
+// Resource is one generated kind.
+type Resource struct {
+	ARMType     string            `json:"armType"`
+	APIVersion  string            `json:"apiVersion"`
+	Group       string            `json:"group"`
+	Version     string            `json:"version"`
+	Kind        string            `json:"kind"`
+	Path        string            `json:"path"`
+	File        string            `json:"file"`
+	Owner       string            `json:"owner"`
+	Scope       string            `json:"scope"`
+	Singleton   string            `json:"singleton,omitempty"`
+	Verbs       []string          `json:"verbs"`
+	LongRunning []string          `json:"longRunning"`
+	Actions     []string          `json:"actions,omitempty"`
+	StatusGETs  []string          `json:"statusGets,omitempty"`
+	Properties  map[string]string `json:"properties"`
+	Rules       map[string]string `json:"rules"`
+}
+
+// Build makes the report.
+func Build(a *generator.Analysis) *Report {
+	rep := &Report{Resources: []Resource{}, Skipped: a.Skipped}
+	if rep.Skipped == nil {
+		rep.Skipped = []tree.Skipped{}
+	}
+	for _, p := range a.Model.Packages {
+		for _, k := range p.Kinds {
+			r := k.Resource
+			res := Resource{
+				ARMType: r.ARMType, APIVersion: r.APIVersion, Group: p.Group, Version: p.Version, Kind: k.Name,
+				Path: r.Path, File: r.File, Owner: r.Owner, Scope: string(r.Scope), Singleton: r.Singleton,
+				Verbs: r.Verbs(), LongRunning: r.LongRunning(),
+				Properties: map[string]string{}, Rules: map[string]string{},
+			}
+			if res.LongRunning == nil {
+				res.LongRunning = []string{}
+			}
+			for _, act := range r.Actions {
+				res.Actions = append(res.Actions, act.Name)
+			}
+			for _, g := range r.StatusGETs {
+				res.StatusGETs = append(res.StatusGETs, g.Name)
+			}
+			for _, e := range k.Table.Entries {
+				res.Properties[e.Path] = string(e.Class)
+				res.Rules[e.Path] = e.Rule
+			}
+			rep.Resources = append(rep.Resources, res)
+		}
+	}
+	for _, err := range a.Errors {
+		rep.Errors = append(rep.Errors, err.Error())
+	}
+	return rep
+}
+
+// Table writes the report for people. A non-empty kind limits it to the
+// kinds of that name (case-insensitive).
+func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tGROUP/VERSION\tARM TYPE\tSCOPE\tOWNER\tVERBS\tLRO\tPROPS (w/c/r/wo/s)")
+	for _, p := range a.Model.Packages {
+		for _, k := range p.Kinds {
+			if kind != "" && !strings.EqualFold(kind, k.Name) {
+				continue
+			}
+			r := k.Resource
+			n := map[string]int{}
+			for _, e := range k.Table.Entries {
+				n[string(e.Class)]++
+			}
+			fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%d/%d/%d/%d/%d\n", k.Name, p.Group, p.Version, r.ARMType, r.Scope,
+				dash(r.Owner), strings.Join(r.Verbs(), ","), dash(strings.Join(r.LongRunning(), ",")),
+				n["writable"], n["createOnly"], n["readOnly"], n["writeOnly"], n["secret"])
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if withProperties {
+		for _, p := range a.Model.Packages {
+			for _, k := range p.Kinds {
+				if kind != "" && !strings.EqualFold(kind, k.Name) {
+					continue
+				}
+				fmt.Fprintf(w, "\n%s (%s)\n", k.Name, k.Resource.ARMType)
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				for _, e := range k.Table.Entries {
+					fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Path, e.Class, e.Rule)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d kinds; %d paths skipped (--json lists them with reasons)", countKinds(a), len(a.Skipped))
+	if len(a.Errors) > 0 {
+		fmt.Fprintf(w, "; %d errors:\n", len(a.Errors))
+		for _, err := range a.Errors {
+			fmt.Fprintf(w, "  %v\n", err)
+		}
+		return nil
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func countKinds(a *generator.Analysis) int {
+	n := 0
+	for _, p := range a.Model.Packages {
+		n += len(p.Kinds)
+	}
+	return n
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

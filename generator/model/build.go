@@ -1,0 +1,613 @@
+package model
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Input is one resource to model with its classification.
+type Input struct {
+	Resource *tree.Resource
+	Table    *classify.Table
+}
+
+// Operator fields of every spec and status.
+const (
+	FieldAzureName  = "azureName"
+	FieldOwner      = "owner"
+	FieldResourceID = "resourceID"
+	FieldConditions = "conditions"
+	FieldObserved   = "observedGeneration"
+)
+
+type side int
+
+const (
+	specSide side = iota
+	statusSide
+)
+
+// Build turns classified resources into Go-shaped packages. Inputs are
+// grouped by provider and api-version; kinds, structs and enums are sorted so
+// that the same input always gives the same model.
+func Build(l *load.Loader, inputs []Input, cfg Config) (*Model, []error) {
+	if cfg.Domain == "" {
+		cfg.Domain = DefaultDomain
+	}
+	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Resource.ARMType < inputs[j].Resource.ARMType })
+	m := &Model{Kinds: map[string]*Kind{}}
+	builders := map[string]*pkgBuilder{}
+	var errs []error
+	for _, in := range inputs {
+		r := in.Resource
+		short, version := GroupShort(r.Provider), Version(r.APIVersion)
+		key := short + "/" + version
+		b := builders[key]
+		if b == nil {
+			b = newPkgBuilder(l, &Package{Group: short + "." + cfg.Domain, Short: short, Version: version, APIVersion: r.APIVersion, Provider: r.Provider})
+			builders[key] = b
+			m.Packages = append(m.Packages, b.pkg)
+		}
+		k, err := b.kind(in)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		m.Kinds[strings.ToLower(r.ARMType)] = k
+	}
+	for _, k := range m.Kinds {
+		k.Owner = m.Kinds[strings.ToLower(k.Resource.Owner)]
+	}
+	for _, b := range builders {
+		b.finish()
+		errs = append(errs, b.errs...)
+	}
+	sort.Slice(m.Packages, func(i, j int) bool {
+		if m.Packages[i].Group != m.Packages[j].Group {
+			return m.Packages[i].Group < m.Packages[j].Group
+		}
+		return m.Packages[i].Version < m.Packages[j].Version
+	})
+	return m, errs
+}
+
+type pkgBuilder struct {
+	l       *load.Loader
+	pkg     *Package
+	structs map[string]*Struct // origin|side → struct
+	busy    map[string]bool
+	byName  map[string][]*Struct
+	enums   map[string][]*Enum
+	taken   map[string]bool
+	errs    []error
+}
+
+func newPkgBuilder(l *load.Loader, p *Package) *pkgBuilder {
+	return &pkgBuilder{l: l, pkg: p, structs: map[string]*Struct{}, busy: map[string]bool{}, byName: map[string][]*Struct{}, enums: map[string][]*Enum{}, taken: map[string]bool{}}
+}
+
+func (b *pkgBuilder) finish() {
+	sort.Slice(b.pkg.Kinds, func(i, j int) bool { return b.pkg.Kinds[i].Name < b.pkg.Kinds[j].Name })
+	sort.Slice(b.pkg.Structs, func(i, j int) bool { return b.pkg.Structs[i].Name < b.pkg.Structs[j].Name })
+	sort.Slice(b.pkg.Enums, func(i, j int) bool { return b.pkg.Enums[i].Name < b.pkg.Enums[j].Name })
+}
+
+func (b *pkgBuilder) kind(in Input) (*Kind, error) {
+	r := in.Resource
+	name := KindName(r.Types)
+	for _, n := range []string{name, name + "Spec", name + "Status", name + "List"} {
+		if b.taken[n] {
+			return nil, fmt.Errorf("%s: kind name %s collides with another generated name in %s/%s", r.ARMType, n, b.pkg.Group, b.pkg.Version)
+		}
+		b.taken[n] = true
+	}
+	k := &Kind{Name: name, Package: b.pkg, Resource: r, Table: in.Table}
+	put, get := r.Ops["PUT"], r.Ops["GET"]
+	if put == nil || put.Body == nil {
+		return nil, &load.Error{Origin: opOrigin(put, r), Msg: "PUT has no body schema"}
+	}
+	k.Spec = &Struct{Name: name + "Spec", Doc: fmt.Sprintf("%sSpec is the desired state of a %s: the ARM request body, plus the operator fields azureName, owner and resourceID.", name, r.ARMType)}
+	k.Spec.Fields = operatorSpecFields(r)
+	fields, err := b.fields(*put.Body, specSide, name, in.Table, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := addFields(k.Spec, fields, put.Body.Origin); err != nil {
+		return nil, err
+	}
+	k.Status = &Struct{Name: name + "Status", Doc: fmt.Sprintf("%sStatus is the observed state of a %s: the last GET from ARM, plus conditions.", name, r.ARMType)}
+	k.Status.Fields = operatorStatusFields()
+	if get != nil && get.Response != nil {
+		fields, err := b.fields(*get.Response, statusSide, name, in.Table, "")
+		if err != nil {
+			return nil, err
+		}
+		if err := addFields(k.Status, fields, get.Response.Origin); err != nil {
+			return nil, err
+		}
+	}
+	k.CreateOnly = createOnlyRules(k)
+	for _, e := range in.Table.Entries {
+		if e.Class == classify.Secret {
+			k.SecretPaths = append(k.SecretPaths, e.Path)
+		}
+	}
+	b.pkg.Kinds = append(b.pkg.Kinds, k)
+	return k, nil
+}
+
+func opOrigin(op *tree.Operation, r *tree.Resource) load.Origin {
+	if op != nil {
+		return op.Origin
+	}
+	return load.Origin{File: r.File, Pointer: "/paths"}
+}
+
+// addFields appends ARM fields to an operator struct, refusing a clash.
+func addFields(st *Struct, fields []*Field, origin load.Origin) error {
+	have := map[string]bool{}
+	for _, f := range st.Fields {
+		have[f.JSONName] = true
+		have[f.GoName] = true
+	}
+	for _, f := range fields {
+		if have[f.JSONName] && f.JSONName != "id" {
+			return &load.Error{Origin: origin, Msg: fmt.Sprintf("property %q clashes with the operator field of the same name", f.JSONName)}
+		}
+		if have[f.GoName] {
+			f.GoName += "_ARM"
+		}
+		st.Fields = append(st.Fields, f)
+	}
+	return nil
+}
+
+func operatorSpecFields(r *tree.Resource) []*Field {
+	azureDoc := "AzureName is the name of the resource in Azure. Defaults to metadata.name."
+	if r.Singleton != "" {
+		azureDoc = fmt.Sprintf("AzureName is the name of the resource in Azure. This resource type is a singleton: it is always %q.", r.Singleton)
+	}
+	ownerDoc := fmt.Sprintf("Owner is the %s that owns this resource: a custom resource in the same namespace (name), or an ARM id (armId).", r.Owner)
+	if r.Owner == "" {
+		ownerDoc = "Owner is the ARM id of the scope this resource is created in (armId)."
+	}
+	return []*Field{
+		{GoName: "AzureName", JSONName: FieldAzureName, Doc: azureDoc, Type: &TypeRef{Kind: String}},
+		{GoName: "Owner", JSONName: FieldOwner, Doc: ownerDoc, Type: &TypeRef{Kind: OwnerRef}},
+		{GoName: "ResourceID", JSONName: FieldResourceID, Doc: "ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.", Type: &TypeRef{Kind: String}},
+	}
+}
+
+func operatorStatusFields() []*Field {
+	return []*Field{
+		{GoName: "Conditions", JSONName: FieldConditions, Doc: "Conditions of the resource; Ready summarises them.", Type: &TypeRef{Kind: Conditions}},
+		{GoName: "ObservedGeneration", JSONName: FieldObserved, Doc: "ObservedGeneration is the spec generation the status describes.", Type: &TypeRef{Kind: Int64}},
+	}
+}
+
+// specExcluded reports a property that never appears in a spec: declared
+// readOnly, or x-ms-mutability without create and update.
+func specExcluded(p load.Property) bool {
+	if p.ReadOnly() {
+		return true
+	}
+	if m, ok := p.Mutability(); ok {
+		create, update := false, false
+		for _, v := range m {
+			create = create || strings.EqualFold(v, "create")
+			update = update || strings.EqualFold(v, "update")
+		}
+		return !create && !update
+	}
+	return false
+}
+
+// fields builds the fields of an object schema. At the root (path ""), the
+// classification table decides what the spec holds.
+func (b *pkgBuilder) fields(s load.Schema, sd side, hint string, table *classify.Table, path string) ([]*Field, error) {
+	props, err := b.l.Properties(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Field
+	used := map[string]bool{}
+	for _, p := range props {
+		if sd == specSide {
+			if specExcluded(p) {
+				continue
+			}
+			if c, ok := lookup(table, p.Name); path == "" && ok && c == classify.ReadOnly {
+				continue
+			}
+		}
+		if sd == statusSide && p.Secret() {
+			continue
+		}
+		goName := Pascal(p.Name)
+		if p.ClientName != "" {
+			goName = Pascal(p.ClientName)
+		}
+		for n := 2; used[goName]; n++ {
+			goName = fmt.Sprintf("%s%d", strings.TrimRight(goName, "0123456789"), n)
+		}
+		used[goName] = true
+		t, err := b.typeOf(p.Schema, &p, sd, hint+Pascal(p.Name))
+		if err != nil {
+			return nil, err
+		}
+		f := &Field{GoName: goName, JSONName: p.Name, Doc: p.Description(), Type: t}
+		if sd == specSide {
+			f.Required = p.Required
+			f.Markers = validationMarkers(p, t)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// typeOf maps a schema to a field type.
+func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint string) (*TypeRef, error) {
+	if sd == specSide && p != nil && p.Secret() {
+		return &TypeRef{Kind: SecretRef}, nil
+	}
+	s, err := b.l.Deref(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Enum) > 0 && (s.Type.Contains("string") || len(s.Type) == 0) {
+		if sd == statusSide {
+			return &TypeRef{Kind: String}, nil
+		}
+		return &TypeRef{Kind: EnumRef, Enum: b.enum(s, hint)}, nil
+	}
+	switch {
+	case s.Type.Contains("string"):
+		return &TypeRef{Kind: String}, nil
+	case s.Type.Contains("boolean"):
+		return &TypeRef{Kind: Bool}, nil
+	case s.Type.Contains("integer"):
+		if s.Format == "int32" {
+			return &TypeRef{Kind: Int32}, nil
+		}
+		return &TypeRef{Kind: Int64}, nil
+	case s.Type.Contains("number"):
+		return &TypeRef{Kind: Float64}, nil
+	case s.Type.Contains("array"):
+		if s.Items == nil || s.Items.Schema == nil {
+			return &TypeRef{Kind: Slice, Elem: &TypeRef{Kind: JSON}}, nil
+		}
+		elem, err := b.typeOf(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")}, nil, sd, hint+"Item")
+		if err != nil {
+			return nil, err
+		}
+		return &TypeRef{Kind: Slice, Elem: elem}, nil
+	case len(s.Properties) > 0 || len(s.AllOf) > 0:
+		st, err := b.structOf(s, sd, hint)
+		if err != nil {
+			return nil, err
+		}
+		if st == nil {
+			return &TypeRef{Kind: JSON}, nil // recursion cut here
+		}
+		return &TypeRef{Kind: StructRef, Struct: st}, nil
+	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
+		elem, err := b.typeOf(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")}, nil, sd, hint+"Value")
+		if err != nil {
+			return nil, err
+		}
+		return &TypeRef{Kind: Map, Elem: elem}, nil
+	case s.AdditionalProperties != nil && s.AdditionalProperties.Allows:
+		return &TypeRef{Kind: Map, Elem: &TypeRef{Kind: JSON}}, nil
+	default:
+		return &TypeRef{Kind: JSON}, nil
+	}
+}
+
+// structOf builds (once per schema and side) the struct of an object schema.
+// It returns nil when the schema is already being built: a recursion, which
+// the caller cuts with a JSON field.
+func (b *pkgBuilder) structOf(s load.Schema, sd side, hint string) (*Struct, error) {
+	key := s.Origin.String()
+	if sd == statusSide {
+		key += "|status"
+	}
+	if st, ok := b.structs[key]; ok {
+		return st, nil
+	}
+	if b.busy[key] {
+		return nil, nil
+	}
+	b.busy[key] = true
+	defer delete(b.busy, key)
+	base := hint
+	if s.Name != "" {
+		base = Pascal(s.Name)
+	}
+	fields, err := b.fields(s, sd, base, nil, "nested")
+	if err != nil {
+		return nil, err
+	}
+	name := base
+	if sd == statusSide {
+		name += "_STATUS"
+	}
+	st := &Struct{Name: name, Doc: s.Description, Fields: fields, Origin: s.Origin.String()}
+	st = b.nameStruct(st)
+	b.structs[key] = st
+	return st, nil
+}
+
+// nameStruct reuses an identical struct of the same name, or gives st a
+// free name (Name, Name2, …).
+func (b *pkgBuilder) nameStruct(st *Struct) *Struct {
+	base := st.Name
+	for _, other := range b.byName[base] {
+		if sameFields(other.Fields, st.Fields) {
+			return other
+		}
+	}
+	name := base
+	for n := 2; b.taken[name]; n++ {
+		name = fmt.Sprintf("%s%d", base, n)
+	}
+	st.Name = name
+	b.taken[name] = true
+	b.byName[base] = append(b.byName[base], st)
+	b.pkg.Structs = append(b.pkg.Structs, st)
+	return st
+}
+
+func sameFields(a, c []*Field) bool {
+	if len(a) != len(c) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], c[i]
+		if x.GoName != y.GoName || x.JSONName != y.JSONName || x.Required != y.Required || x.Doc != y.Doc ||
+			strings.Join(x.Markers, "\n") != strings.Join(y.Markers, "\n") || !sameType(x.Type, y.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameType(a, c *TypeRef) bool {
+	if a == nil || c == nil {
+		return a == c
+	}
+	return a.Kind == c.Kind && a.Struct == c.Struct && a.Enum == c.Enum && sameType(a.Elem, c.Elem)
+}
+
+// enum builds or reuses the enum type of a string schema with `enum`.
+func (b *pkgBuilder) enum(s load.Schema, hint string) *Enum {
+	x := load.ExtMap(s.Extensions, "x-ms-enum")
+	base := hint
+	if n, _ := x["name"].(string); n != "" {
+		base = Pascal(n)
+	}
+	closed := true
+	if mas, ok := x["modelAsString"].(bool); ok && mas {
+		closed = false
+	}
+	docs := map[string]string{}
+	if vs, ok := x["values"].([]any); ok {
+		for _, v := range vs {
+			vm, _ := v.(map[string]any)
+			val := fmt.Sprint(vm["value"])
+			if d, _ := vm["description"].(string); d != "" {
+				docs[val] = d
+			}
+		}
+	}
+	e := &Enum{Name: base, Doc: s.Description, Closed: closed}
+	seen := map[string]bool{}
+	var values []string
+	for _, v := range s.Enum {
+		str, ok := v.(string)
+		if !ok || seen[str] {
+			continue
+		}
+		seen[str] = true
+		values = append(values, str)
+	}
+	sort.Strings(values)
+	goNames := map[string]bool{}
+	for _, v := range values {
+		gn := base + "_" + Pascal(v)
+		for n := 2; goNames[gn]; n++ {
+			gn = fmt.Sprintf("%s_%s%d", base, Pascal(v), n)
+		}
+		goNames[gn] = true
+		e.Values = append(e.Values, EnumValue{GoName: gn, Value: v, Doc: docs[v]})
+	}
+	for _, other := range b.enums[base] {
+		if sameEnum(other, e) {
+			return other
+		}
+	}
+	name := base
+	for n := 2; b.taken[name]; n++ {
+		name = fmt.Sprintf("%s%d", base, n)
+	}
+	if name != base {
+		for i := range e.Values {
+			e.Values[i].GoName = name + strings.TrimPrefix(e.Values[i].GoName, base)
+		}
+	}
+	e.Name = name
+	b.taken[name] = true
+	b.enums[base] = append(b.enums[base], e)
+	b.pkg.Enums = append(b.pkg.Enums, e)
+	return e
+}
+
+func sameEnum(a, c *Enum) bool {
+	if a.Closed != c.Closed || len(a.Values) != len(c.Values) {
+		return false
+	}
+	for i := range a.Values {
+		if a.Values[i].Value != c.Values[i].Value {
+			return false
+		}
+	}
+	return true
+}
+
+// validationMarkers turns swagger validations into kubebuilder markers for a
+// spec field.
+func validationMarkers(p load.Property, t *TypeRef) []string {
+	s := p.Schema
+	var out []string
+	if p.Required {
+		out = append(out, "kubebuilder:validation:Required")
+	} else {
+		out = append(out, "optional")
+	}
+	switch t.Kind {
+	case String:
+		if s.MinLength != nil {
+			out = append(out, fmt.Sprintf("kubebuilder:validation:MinLength=%d", *s.MinLength))
+		}
+		if s.MaxLength != nil {
+			out = append(out, fmt.Sprintf("kubebuilder:validation:MaxLength=%d", *s.MaxLength))
+		}
+		if s.Pattern != "" && markerSafePattern(s.Pattern) {
+			out = append(out, "kubebuilder:validation:Pattern=`"+s.Pattern+"`")
+		}
+	case Int32, Int64, Float64:
+		if s.Minimum != nil {
+			out = append(out, "kubebuilder:validation:Minimum="+num(*s.Minimum, t.Kind))
+			if s.ExclusiveMinimum {
+				out = append(out, "kubebuilder:validation:ExclusiveMinimum=true")
+			}
+		}
+		if s.Maximum != nil {
+			out = append(out, "kubebuilder:validation:Maximum="+num(*s.Maximum, t.Kind))
+			if s.ExclusiveMaximum {
+				out = append(out, "kubebuilder:validation:ExclusiveMaximum=true")
+			}
+		}
+	case Slice:
+		if s.MinItems != nil {
+			out = append(out, fmt.Sprintf("kubebuilder:validation:MinItems=%d", *s.MinItems))
+		}
+		if s.MaxItems != nil {
+			out = append(out, fmt.Sprintf("kubebuilder:validation:MaxItems=%d", *s.MaxItems))
+		}
+	}
+	return out
+}
+
+func num(v float64, k RefKind) string {
+	if k == Float64 {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatInt(int64(v), 10)
+}
+
+// markerSafePattern keeps patterns that Go's regexp (which the apiserver
+// uses) accepts and that can be written in a backquoted marker.
+func markerSafePattern(p string) bool {
+	if strings.ContainsAny(p, "`\n") {
+		return false
+	}
+	_, err := regexp.Compile(p)
+	return err == nil
+}
+
+// createOnlyRules writes a CEL transition rule on the spec for every topmost
+// createOnly path that CEL can reach: presence and value may not change.
+// Paths inside arrays or maps, or below a free-form field, are left to the
+// webhook.
+func createOnlyRules(k *Kind) []Validation {
+	var out []Validation
+	for _, e := range k.Table.Entries {
+		if e.Class != classify.CreateOnly || strings.Contains(e.Path, "[*]") || strings.Contains(e.Path, ".*") {
+			continue
+		}
+		segs := strings.Split(e.Path, ".")
+		if len(segs) > 1 {
+			if c, _ := k.Table.Class(strings.Join(segs[:len(segs)-1], ".")); c == classify.CreateOnly {
+				continue // the parent's rule covers it
+			}
+		}
+		if !reachable(k.Spec, segs) {
+			continue
+		}
+		cel := make([]string, len(segs))
+		ok := true
+		for i, s := range segs {
+			if cel[i], ok = CELField(s); !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		has := func(root string) string {
+			parts := make([]string, len(cel))
+			for i := range cel {
+				parts[i] = "has(" + root + "." + strings.Join(cel[:i+1], ".") + ")"
+			}
+			return strings.Join(parts, " && ")
+		}
+		value := "." + strings.Join(cel, ".")
+		newHas, oldHas := has("self"), has("oldSelf")
+		if len(cel) > 1 {
+			newHas, oldHas = "("+newHas+")", "("+oldHas+")"
+		}
+		rule := fmt.Sprintf("%s == %s && (!%s || self%s == oldSelf%s)", newHas, oldHas, newHas, value, value)
+		v := Validation{
+			Rule:    rule,
+			Message: fmt.Sprintf("spec.%s is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it", e.Path),
+		}
+		idents := true
+		for _, s := range segs {
+			idents = idents && isIdent(s)
+		}
+		if idents {
+			v.FieldPath = "." + e.Path
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// reachable reports whether a dotted path names struct fields all the way
+// down from st.
+func reachable(st *Struct, segs []string) bool {
+	for i, s := range segs {
+		var f *Field
+		for _, x := range st.Fields {
+			if x.JSONName == s {
+				f = x
+				break
+			}
+		}
+		if f == nil {
+			return false
+		}
+		if i == len(segs)-1 {
+			return true
+		}
+		if f.Type.Kind != StructRef {
+			return false
+		}
+		st = f.Type.Struct
+	}
+	return false
+}
+
+func lookup(t *classify.Table, path string) (classify.Class, bool) {
+	if t == nil {
+		return "", false
+	}
+	return t.Class(path)
+}

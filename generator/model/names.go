@@ -1,0 +1,139 @@
+package model
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/gobuffalo/flect"
+)
+
+// notPlural are ARM type names that end in "s" but are singular nouns.
+var notPlural = map[string]bool{"redis": true, "status": true, "dns": true, "analysis": true}
+
+// Singular returns the singular of an ARM type segment.
+func Singular(word string) string {
+	if notPlural[strings.ToLower(word)] {
+		return word
+	}
+	return flect.Singularize(word)
+}
+
+// KindName names a kind from its ARM type segments: the parents as written,
+// the last one singular — storageAccounts/blobServices/containers →
+// StorageAccountsBlobServicesContainer.
+func KindName(types []string) string {
+	var b strings.Builder
+	for i, t := range types {
+		if i == len(types)-1 {
+			t = Singular(t)
+		}
+		b.WriteString(Pascal(t))
+	}
+	return b.String()
+}
+
+// GroupShort is the first label of the API group: Microsoft.Storage → storage.
+func GroupShort(provider string) string {
+	p := strings.ToLower(provider)
+	p = strings.TrimPrefix(p, "microsoft.")
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, p)
+}
+
+// Version turns an api-version into a Kubernetes version:
+// 2023-05-01 → v20230501, 2023-05-01-preview → v20230501preview.
+func Version(apiVersion string) string {
+	return "v" + strings.ToLower(strings.NewReplacer("-", "", ".", "", "_", "").Replace(apiVersion))
+}
+
+// Pascal turns a JSON or swagger name into an exported Go identifier:
+// accessTier → AccessTier, @odata.type → OdataType, 2fa → X2fa.
+func Pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if r > unicode.MaxASCII {
+				up = true
+				continue
+			}
+			if up {
+				b.WriteRune(unicode.ToUpper(r))
+			} else {
+				b.WriteRune(r)
+			}
+			up = false
+		case r == '_':
+			// Keep underscores inside names such as Standard_LRS.
+			if b.Len() > 0 {
+				b.WriteRune(r)
+			}
+			up = false
+		default:
+			up = true
+		}
+	}
+	out := b.String()
+	if out == "" {
+		return "X"
+	}
+	if unicode.IsDigit(rune(out[0])) {
+		out = "X" + out
+	}
+	return out
+}
+
+// celReserved are CEL keywords that Kubernetes escapes as __name__ in
+// property access.
+var celReserved = map[string]bool{
+	"true": true, "false": true, "null": true, "in": true, "as": true, "break": true, "const": true,
+	"continue": true, "else": true, "for": true, "function": true, "if": true, "import": true,
+	"let": true, "loop": true, "package": true, "namespace": true, "return": true, "var": true,
+	"void": true, "while": true,
+}
+
+// CELField returns the CEL name of a property as Kubernetes exposes it, and
+// false when the name cannot be written in CEL.
+func CELField(name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	if celReserved[name] {
+		return "__" + name + "__", true
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' && i+1 < len(name) && name[i+1] == '_':
+			b.WriteString("__underscores__")
+			i++
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', i > 0 && c >= '0' && c <= '9':
+			b.WriteByte(c)
+		case c == '.':
+			b.WriteString("__dot__")
+		case c == '-':
+			b.WriteString("__dash__")
+		case c == '/':
+			b.WriteString("__slash__")
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// isIdent reports a plain identifier, usable in a CRD fieldPath as `.name`.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}

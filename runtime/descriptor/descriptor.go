@@ -1,0 +1,133 @@
+package descriptor
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Class is what a property is to a user of the CRD.
+type Class string
+
+// The classes, as decided by the generator (see generator/classify).
+const (
+	// Writable properties are sent on create and update.
+	Writable Class = "writable"
+	// CreateOnly properties are sent on create and may never change.
+	CreateOnly Class = "createOnly"
+	// ReadOnly properties are computed by Azure and live in status only.
+	ReadOnly Class = "readOnly"
+	// WriteOnly properties are sent but never returned by GET.
+	WriteOnly Class = "writeOnly"
+	// Secret properties hold a Secret key reference in the spec.
+	Secret Class = "secret"
+)
+
+// Scope is where in ARM a resource type lives.
+type Scope string
+
+// Scopes.
+const (
+	ScopeResourceGroup   Scope = "resourceGroup"
+	ScopeSubscription    Scope = "subscription"
+	ScopeManagementGroup Scope = "managementGroup"
+	ScopeTenant          Scope = "tenant"
+	ScopeExtension       Scope = "extension"
+)
+
+// Property is the class of one property path. Paths are dotted JSON paths
+// from the ARM body root; `[*]` stands for array items and `.*` for map
+// values.
+type Property struct {
+	Path  string
+	Class Class
+	// Rule is the generator rule that decided the class.
+	Rule string
+}
+
+// LRO describes a long-running verb.
+type LRO struct {
+	Verb string
+	// FinalStateVia is x-ms-long-running-operation-options.final-state-via
+	// ("" when the swagger does not say).
+	FinalStateVia string
+}
+
+// Action is an operation on a path below the resource: a POST action such
+// as regenerateKey, or a GET that adds to status, such as instanceView.
+type Action struct {
+	// Name is the path below the resource, e.g. regenerateKey.
+	Name string
+	// Path is the full path template.
+	Path        string
+	LongRunning bool
+}
+
+// Descriptor describes one generated kind.
+type Descriptor struct {
+	Group, Version, Kind string
+	// ARMType is e.g. Microsoft.Storage/storageAccounts.
+	ARMType string
+	// APIVersion is the ARM api-version this version of the kind speaks.
+	APIVersion string
+	// PathTemplate is the ARM path with its parameters, as in the swagger.
+	PathTemplate string
+	// NameParameter is the path parameter that holds the resource name.
+	NameParameter string
+	// Singleton is the only name the resource can have, or "".
+	Singleton string
+	Scope     Scope
+	// OwnerARMType is the ARM type of the owner ("" when any scope may own
+	// the resource).
+	OwnerARMType string
+	// OwnerGroup and OwnerKind name the owner's kind when it is generated.
+	OwnerGroup, OwnerKind string
+	// Verbs are the HTTP methods on the resource path (GET, PUT, PATCH, DELETE).
+	Verbs       []string
+	LongRunning []LRO
+	// Properties is the property-class table, sorted by path.
+	Properties []Property
+	// SecretPaths are the spec paths that hold Secret references.
+	SecretPaths []string
+	// Actions are POST operations on the resource.
+	Actions []Action
+	// StatusGETs are extra GETs whose results are joined into status.
+	StatusGETs []Action
+}
+
+// GroupVersionKind returns the kind's GVK.
+func (d *Descriptor) GroupVersionKind() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: d.Group, Version: d.Version, Kind: d.Kind}
+}
+
+// HasVerb reports whether the resource path supports an HTTP method.
+func (d *Descriptor) HasVerb(verb string) bool {
+	for _, v := range d.Verbs {
+		if strings.EqualFold(v, verb) {
+			return true
+		}
+	}
+	return false
+}
+
+// ClassOf returns the class of a property path, and false when the path is
+// not in the table.
+func (d *Descriptor) ClassOf(path string) (Class, bool) {
+	i := sort.Search(len(d.Properties), func(i int) bool { return d.Properties[i].Path >= path })
+	if i < len(d.Properties) && d.Properties[i].Path == path {
+		return d.Properties[i].Class, true
+	}
+	return "", false
+}
+
+// PathsOf returns the property paths of a class, in order.
+func (d *Descriptor) PathsOf(c Class) []string {
+	var out []string
+	for _, p := range d.Properties {
+		if p.Class == c {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}

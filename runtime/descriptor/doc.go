@@ -1,0 +1,8 @@
+// Package descriptor defines Descriptor, the generated data that tells the
+// generic reconciler, the webhook and the ARM emulator everything they need
+// about one kind: its ARM type and api-version, where it lives, which verbs
+// it has, and the class of every property.
+//
+// Generated packages declare one Descriptor per kind and return them from
+// their Descriptors function; nothing in this package is generated.
+package descriptor
