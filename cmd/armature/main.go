@@ -139,10 +139,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output folder (default from config, else generated)")
 	noDesc := fs.Bool("no-descriptions", false, "drop schema descriptions from CRDs (they are otherwise shortened only when a CRD would exceed 256 KiB)")
 	quiet := fs.Bool("quiet", false, "no progress and no summary")
-	if err := fs.Parse(args); err != nil {
+	files, err := parse(fs, args)
+	if err != nil {
 		return usageError{err}
 	}
-	opts, cfg, err := c.options(fs.Args())
+	opts, cfg, err := c.options(files)
 	if err != nil {
 		return err
 	}
@@ -209,10 +210,11 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	props := fs.Bool("properties", false, "also print every property with its class and rule")
 	kind := fs.String("kind", "", "show only this kind (e.g. StorageAccount)")
-	if err := fs.Parse(args); err != nil {
+	files, err := parse(fs, args)
+	if err != nil {
 		return usageError{err}
 	}
-	opts, _, err := c.options(fs.Args())
+	opts, _, err := c.options(files)
 	if err != nil {
 		return err
 	}
@@ -258,4 +260,20 @@ func commonRoot(args []string) (string, []string, error) {
 		files[i] = filepath.ToSlash(rel)
 	}
 	return root, files, nil
+}
+
+// parse parses flags that may come before, between or after the file
+// arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return files, nil
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

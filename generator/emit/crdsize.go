@@ -73,6 +73,14 @@ func marshalCRD(c *apiextv1.CustomResourceDefinition) ([]byte, error) {
 	delete(m, "status")
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "creationTimestamp")
+		// controller-gen stamps its own build version, which differs
+		// between `go run` and `go test` builds: drop it.
+		if an, ok := md["annotations"].(map[string]any); ok {
+			delete(an, "controller-gen.kubebuilder.io/version")
+			if len(an) == 0 {
+				delete(md, "annotations")
+			}
+		}
 	}
 	b, err = yaml.Marshal(m)
 	if err != nil {

@@ -158,7 +158,6 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 	return res, nil
 }
 
-
 func keepDeepCopy(rel string) bool { return path.Base(rel) == "zz_generated.deepcopy.go" }
 
 // syncDir writes files below dir (skipping identical ones) and removes

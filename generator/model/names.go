@@ -72,8 +72,8 @@ func Pascal(s string) string {
 			// Keep underscores inside names such as Standard_LRS.
 			if b.Len() > 0 {
 				b.WriteRune(r)
+				up = false
 			}
-			up = false
 		default:
 			up = true
 		}

@@ -1,0 +1,112 @@
+package classify
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+func table(t *testing.T, root, file, armType string) *Table {
+	t.Helper()
+	l := load.New(root)
+	d, err := l.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, errs := tree.Build(l, []*load.Document{d})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r := tr.Resource(armType)
+	if r == nil {
+		t.Fatalf("no resource %s", armType)
+	}
+	tb, err := Classify(l, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+type want struct {
+	class Class
+	rule  string
+}
+
+func check(t *testing.T, tb *Table, cases map[string]want) {
+	t.Helper()
+	for path, w := range cases {
+		e, ok := tb.Entry(path)
+		if !ok {
+			t.Errorf("%s: not in the table", path)
+			continue
+		}
+		if diff := cmp.Diff(w, want{e.Class, e.Rule}, cmp.AllowUnexported(want{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+func TestRules(t *testing.T) {
+	tb := table(t, "testdata", "rules.json", "Microsoft.Rules/things")
+	check(t, tb, map[string]want{
+		"id":                {ReadOnly, RuleGETOnly},
+		"location":          {CreateOnly, RuleNotInPATCH},
+		"sku":               {Writable, RulePUTAndPATCH}, // readOnly in GET does not count
+		"sku.name":          {Writable, RulePUTAndPATCH},
+		"network.subnet":    {Writable, RulePUTAndPATCH},
+		"network.fixed":     {CreateOnly, RuleNotInPATCH},
+		"network.fixed.ip":  {CreateOnly, "inside createOnly network.fixed"},
+		"bootstrapToken":    {WriteOnly, RuleNotInGET},
+		"password":          {Secret, RulePassword},
+		"status":            {ReadOnly, RuleReadOnlyPUT},
+		"status.phase":      {ReadOnly, "inside readOnly status"},
+		"status.since":      {ReadOnly, "inside readOnly status"},
+		"settings.b.c":      {Writable, RulePUTAndPATCH}, // PATCH's settings is free-form
+		"mutable":           {Writable, RuleMutNoCreate},
+		"rules[*].port":     {Writable, RulePUTAndPATCH},
+		"extras.*.v":        {Writable, RulePUTAndPATCH},
+		"extras.*.computed": {ReadOnly, RuleGETOnly},
+	})
+	if _, ok := tb.Entry("password.anything"); ok {
+		t.Error("nothing below a secret is classified")
+	}
+}
+
+func TestContosoWidget(t *testing.T) {
+	tb := table(t, "../testdata/contoso/input", "widgets.json", "Microsoft.Contoso/widgets")
+	check(t, tb, map[string]want{
+		"location":                     {CreateOnly, RuleMutCreateOnly},
+		"tags":                         {Writable, RuleMutWritable},
+		"sku":                          {Writable, RulePUTAndPATCH},
+		"properties.serial":            {CreateOnly, RuleNotInPATCH},
+		"properties.zone":              {CreateOnly, RuleMutCreateOnly},
+		"properties.createMode":        {WriteOnly, RuleMutWriteOnly},
+		"properties.adminPassword":     {Secret, RuleSecret},
+		"properties.provisioningState": {ReadOnly, RuleReadOnlyPUT},
+		"properties.shape.radius":      {Writable, RulePUTAndPATCH}, // from a discriminated subtype
+		"properties.parts[*].children": {Writable, RulePUTAndPATCH}, // recursion stops here
+		"id":                           {ReadOnly, RuleReadOnlyPUT},
+	})
+	if _, ok := tb.Entry("properties.parts[*].children[*].name"); ok {
+		t.Error("recursive Part must not be expanded below its first repetition")
+	}
+}
+
+func TestParent(t *testing.T) {
+	cases := map[string]string{
+		"a":          "",
+		"a.b":        "a",
+		"a.b[*].c":   "a.b",
+		"a.*.c":      "a",
+		"a.b.*.c[*]": "a.b",
+	}
+	for in, want := range cases {
+		if got := parent(in); got != want {
+			t.Errorf("parent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

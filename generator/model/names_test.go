@@ -1,0 +1,62 @@
+package model
+
+import "testing"
+
+func TestNames(t *testing.T) {
+	cases := map[string]struct {
+		fn   func(string) string
+		in   string
+		want string
+	}{
+		"KindTopLevel":       {fn: func(s string) string { return KindName([]string{s}) }, in: "storageAccounts", want: "StorageAccount"},
+		"KindRedis":          {fn: func(s string) string { return KindName([]string{s}) }, in: "redis", want: "Redis"},
+		"KindPolicies":       {fn: func(s string) string { return KindName([]string{s}) }, in: "accessPolicies", want: "AccessPolicy"},
+		"KindIdentities":     {fn: func(s string) string { return KindName([]string{s}) }, in: "userAssignedIdentities", want: "UserAssignedIdentity"},
+		"GroupShort":         {fn: GroupShort, in: "Microsoft.ManagedIdentity", want: "managedidentity"},
+		"GroupShortDots":     {fn: GroupShort, in: "Microsoft.DBforPostgreSQL", want: "dbforpostgresql"},
+		"Version":            {fn: Version, in: "2023-05-01", want: "v20230501"},
+		"VersionPreview":     {fn: Version, in: "2024-01-01-preview", want: "v20240101preview"},
+		"PascalCamel":        {fn: Pascal, in: "accessTier", want: "AccessTier"},
+		"PascalOData":        {fn: Pascal, in: "@odata.type", want: "OdataType"},
+		"PascalDigit":        {fn: Pascal, in: "2fa", want: "X2fa"},
+		"PascalUnderscore":   {fn: Pascal, in: "Standard_LRS", want: "Standard_LRS"},
+		"PascalDash":         {fn: Pascal, in: "maxmemory-policy", want: "MaxmemoryPolicy"},
+		"PascalEmpty":        {fn: Pascal, in: "$", want: "X"},
+		"PascalSpaces":       {fn: Pascal, in: "Premium LRS", want: "PremiumLRS"},
+		"PascalLeadingUnder": {fn: Pascal, in: "_etag", want: "Etag"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.fn(tc.in); got != tc.want {
+				t.Errorf("%q → %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	if got := KindName([]string{"storageAccounts", "blobServices", "containers"}); got != "StorageAccountsBlobServicesContainer" {
+		t.Errorf("nested kind = %s", got)
+	}
+}
+
+func TestCELField(t *testing.T) {
+	cases := map[string]struct {
+		want string
+		ok   bool
+	}{
+		"location":         {"location", true},
+		"namespace":        {"__namespace__", true},
+		"in":               {"__in__", true},
+		"maxmemory-policy": {"maxmemory__dash__policy", true},
+		"@odata.type":      {"", false},
+		"a.b":              {"a__dot__b", true},
+		"a__b":             {"a__underscores__b", true},
+		"x/y":              {"x__slash__y", true},
+		"9lives":           {"", false},
+		"":                 {"", false},
+	}
+	for in, tc := range cases {
+		got, ok := CELField(in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("CELField(%q) = %q, %v; want %q, %v", in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package tree
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/generator/load"
+)
+
+func TestParse(t *testing.T) {
+	cases := map[string]struct {
+		path      string
+		scope     Scope
+		provider  string
+		tokens    string
+		skipMatch string
+	}{
+		"ResourceGroupScope": {path: "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Storage/storageAccounts/{a}/blobServices/default/containers/{c}",
+			scope: ScopeResourceGroup, provider: "Microsoft.Storage", tokens: "storageAccounts/{a}/blobServices/default/containers/{c}"},
+		"LowerCaseResourceGroups": {path: "/subscriptions/{s}/resourcegroups/{rg}/providers/Microsoft.Storage/storageAccounts/{a}/hnsonmigration",
+			scope: ScopeResourceGroup, provider: "Microsoft.Storage", tokens: "storageAccounts/{a}/hnsonmigration"},
+		"Subscription":    {path: "/subscriptions/{s}/providers/Microsoft.Resources/deployments/{d}", scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: "deployments/{d}"},
+		"Tenant":          {path: "/providers/Microsoft.Resources/deployments/{d}", scope: ScopeTenant, provider: "Microsoft.Resources", tokens: "deployments/{d}"},
+		"ManagementGroup": {path: "/providers/Microsoft.Management/managementGroups/{g}/providers/Microsoft.Resources/deployments/{d}", scope: ScopeManagementGroup, provider: "Microsoft.Resources", tokens: "deployments/{d}"},
+		"Extension":       {path: "/{scope}/providers/Microsoft.Authorization/roleAssignments/{n}", scope: ScopeExtension, provider: "Microsoft.Authorization", tokens: "roleAssignments/{n}"},
+		"ResourceGroupItself": {path: "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}",
+			scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: "resourceGroups/{resourceGroupName}"},
+		"GenericByID":       {path: "/{resourceId}", skipMatch: "any resource by its ARM id"},
+		"GenericNamespace":  {path: "/subscriptions/{s}/providers/{resourceProviderNamespace}/register", skipMatch: "namespace is a parameter"},
+		"GenericType":       {path: "/subscriptions/{s}/resourcegroups/{rg}/providers/Microsoft.X/{parentResourcePath}/{t}/{n}", skipMatch: "type segment is a parameter"},
+		"NotProvider":       {path: "/subscriptions/{s}/tagNames/{t}", skipMatch: "not below /providers/"},
+		"UnsupportedPrefix": {path: "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Web/sites/{n}/providers/Microsoft.Insights/x/{y}", skipMatch: "unsupported scope prefix"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, reason := parse(tc.path)
+			if tc.skipMatch != "" {
+				if !strings.Contains(reason, tc.skipMatch) {
+					t.Fatalf("reason = %q, want it to contain %q", reason, tc.skipMatch)
+				}
+				return
+			}
+			if reason != "" {
+				t.Fatalf("unexpected skip: %s", reason)
+			}
+			got := struct{ Scope, Provider, Tokens string }{string(p.scope), p.provider, strings.Join(p.tokens, "/")}
+			want := struct{ Scope, Provider, Tokens string }{string(tc.scope), tc.provider, tc.tokens}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func contosoTree(t *testing.T) *Tree {
+	t.Helper()
+	l := load.New("../testdata/contoso/input")
+	d, err := l.Load("widgets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, errs := Build(l, []*load.Document{d})
+	if len(errs) > 0 {
+		t.Fatalf("Build: %v", errs)
+	}
+	return tr
+}
+
+func TestBuildContoso(t *testing.T) {
+	tr := contosoTree(t)
+	type summary struct {
+		Scope, Owner, Singleton, NameParam string
+		Verbs, LRO, Actions, StatusGETs    []string
+		Lists                              int
+	}
+	got := map[string]summary{}
+	for _, r := range tr.Resources {
+		s := summary{Scope: string(r.Scope), Owner: r.Owner, Singleton: r.Singleton, NameParam: r.NameParam, Verbs: r.Verbs(), LRO: r.LongRunning(), Lists: len(r.ListPaths)}
+		for _, a := range r.Actions {
+			s.Actions = append(s.Actions, a.Name)
+		}
+		for _, a := range r.StatusGETs {
+			s.StatusGETs = append(s.StatusGETs, a.Name)
+		}
+		got[r.ARMType] = s
+	}
+	want := map[string]summary{
+		"Microsoft.Contoso/widgets": {Scope: "resourceGroup", Owner: ResourceGroupType, NameParam: "widgetName",
+			Verbs: []string{"DELETE", "GET", "PATCH", "PUT"}, LRO: []string{"DELETE", "PUT"},
+			Actions: []string{"regenerateKey"}, StatusGETs: []string{"status"}, Lists: 1},
+		"Microsoft.Contoso/widgets/settings": {Scope: "resourceGroup", Owner: "Microsoft.Contoso/widgets", Singleton: "default", NameParam: "settingsName",
+			Verbs: []string{"GET", "PUT"}},
+		"Microsoft.Contoso/widgets/settings/gears": {Scope: "resourceGroup", Owner: "Microsoft.Contoso/widgets/settings", NameParam: "gearName",
+			Verbs: []string{"DELETE", "GET", "PUT"}},
+		"Microsoft.Contoso/labels": {Scope: "extension", NameParam: "labelName", Verbs: []string{"GET", "PUT"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+	reasons := map[string]string{}
+	for _, s := range tr.Skipped {
+		reasons[s.Path] = s.Reason
+	}
+	for p, want := range map[string]string{
+		"/{resourceId}": "generic resource path",
+		"/providers/Microsoft.Contoso/operations": "list of a type that has no PUT",
+	} {
+		if !strings.Contains(reasons[p], want) {
+			t.Errorf("skipped %s: reason %q, want %q", p, reasons[p], want)
+		}
+	}
+	if len(tr.Skipped) != 2 {
+		t.Errorf("skipped %d paths, want 2: %v", len(tr.Skipped), tr.Skipped)
+	}
+	w := tr.Resource("microsoft.contoso/WIDGETS")
+	if w == nil || w.Ops["PUT"].FinalStateVia != "azure-async-operation" {
+		t.Fatalf("widgets PUT must keep final-state-via; got %+v", w)
+	}
+	if got := w.Ops["PUT"].Examples["Create a widget"]; got != "examples/WidgetPut.json" {
+		t.Errorf("example path = %q", got)
+	}
+}
