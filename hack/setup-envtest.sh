@@ -112,6 +112,9 @@ if command -v flock >/dev/null 2>&1; then
       done_ok
     fi
   fi
+  # We hold the lock, so no other build is running: temp files left over by a
+  # previous invocation that was killed with SIGKILL are stale.
+  rm -f -- "${BIN_DIR}"/.*.tmp.*
 else
   log "flock(1) not found; concurrent invocations are not serialized"
 fi

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInspectJSONShape(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runInspect([]string{"--json", "--spec-root", "../../generator/testdata/contoso/input", "widgets.json"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, errb.String())
+	}
+	var rep struct {
+		Resources []map[string]json.RawMessage `json:"resources"`
+		Skipped   []map[string]string          `json:"skipped"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Resources) != 4 || len(rep.Skipped) != 2 {
+		t.Fatalf("%d resources, %d skipped; want 4 and 2", len(rep.Resources), len(rep.Skipped))
+	}
+	var widget map[string]json.RawMessage
+	for _, r := range rep.Resources {
+		if string(r["armType"]) == `"Microsoft.Contoso/widgets"` {
+			widget = r
+		}
+	}
+	want := map[string]string{
+		"armType":     `"Microsoft.Contoso/widgets"`,
+		"apiVersion":  `"2024-01-01-preview"`,
+		"group":       `"contoso.azure.armature.dev"`,
+		"version":     `"v20240101preview"`,
+		"kind":        `"Widget"`,
+		"path":        `"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}"`,
+		"owner":       `"Microsoft.Resources/resourceGroups"`,
+		"scope":       `"resourceGroup"`,
+		"verbs":       `["DELETE","GET","PATCH","PUT"]`,
+		"longRunning": `["DELETE","PUT"]`,
+	}
+	for k, v := range want {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, widget[k]); err != nil {
+			t.Fatal(err)
+		}
+		if got := compact.String(); got != v {
+			t.Errorf("%s = %s, want %s", k, got, v)
+		}
+	}
+	var props map[string]string
+	if err := json.Unmarshal(widget["properties"], &props); err != nil {
+		t.Fatal(err)
+	}
+	for path, class := range map[string]string{"location": "createOnly", "sku": "writable", "sku.name": "writable", "properties.provisioningState": "readOnly", "properties.adminPassword": "secret", "properties.createMode": "writeOnly"} {
+		if props[path] != class {
+			t.Errorf("properties[%q] = %q, want %q", path, props[path], class)
+		}
+	}
+	if s := rep.Skipped[0]; s["path"] == "" || s["reason"] == "" {
+		t.Errorf("skipped entries need path and reason: %v", s)
+	}
+}
+
+func TestBadInputIsLocated(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want []string
+	}{
+		"MalformedJSON": {
+			args: []string{"--spec-root", "../../generator/load/testdata", "malformed.json"},
+			want: []string{"malformed.json#: invalid JSON at line 6"},
+		},
+		"MissingFile": {
+			args: []string{"--spec-root", "../../generator/load/testdata", "nope.json"},
+			want: []string{"nope.json#: file not found"},
+		},
+		"DanglingRefInResource": {
+			args: []string{"--spec-root", "testdata", "broken.json"},
+			want: []string{"1 problems", "Microsoft.Broken/things", "broken.json#/definitions/Thing/properties/properties/properties/size", `dangling $ref "#/definitions/Size"`},
+		},
+		"NoSpecRoot": {
+			args: []string{"--spec-root", "testdata/nowhere", "x.json"},
+			want: []string{"spec root testdata/nowhere is not a folder", "hack/sync-specs.sh"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := runInspect(tc.args, &out, &errb)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBrokenResourceDoesNotStopTheOthers(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runInspect([]string{"--json", "--spec-root", "testdata", "broken.json"}, &out, &errb)
+	if err == nil {
+		t.Fatal("want the located error")
+	}
+	if !strings.Contains(out.String(), `"armType": "Microsoft.Broken/fine"`) {
+		t.Errorf("the healthy resource must still be reported:\n%s", out.String())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runInspect([]string{"--no-such-flag"}, &out, &errb)
+	var ue usageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("want a usage error, got %v", err)
+	}
+}
+
+func TestGenerateFromFileArguments(t *testing.T) {
+	outDir := t.TempDir()
+	var out, errb bytes.Buffer
+	input, err := filepath.Abs("../../generator/testdata/contoso/input/widgets.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runGenerate([]string{"--quiet", "--out", outDir, input}, &out, &errb); err != nil {
+		t.Fatalf("generate: %v\n%s", err, errb.String())
+	}
+	for _, f := range []string{"apis/contoso/v20240101preview/widget_types.go", "crds/contoso.azure.armature.dev_widgets.yaml", "docs/contoso.azure.armature.dev.md"} {
+		if _, err := os.Stat(filepath.Join(outDir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package emit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCRDsAreValid runs the apiserver's own CRD validation — structural
+// schema, CEL compilation and cost budgets — over every committed CRD and
+// every golden CRD, and checks the size limit.
+func TestCRDsAreValid(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../../generated/crds/*.yaml", "../testdata/*/expected/crds/*.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no CRDs found")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) > MaxCRDBytes {
+				t.Errorf("%d bytes, limit %d", len(raw), MaxCRDBytes)
+			}
+			if !strings.HasPrefix(string(raw), "# "+Header+"\n") {
+				t.Error("missing the generated-file header")
+			}
+			var v1 apiextv1.CustomResourceDefinition
+			if err := yaml.UnmarshalStrict(raw, &v1); err != nil {
+				t.Fatal(err)
+			}
+			var crd apiextensions.CustomResourceDefinition
+			if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &crd, nil); err != nil {
+				t.Fatal(err)
+			}
+			// The apiserver records the storage version on create.
+			for _, v := range crd.Spec.Versions {
+				if v.Storage {
+					crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+				}
+			}
+			if errs := validation.ValidateCustomResourceDefinition(context.Background(), &crd); len(errs) > 0 {
+				for _, e := range errs {
+					t.Error(e)
+				}
+			}
+		})
+	}
+}
+
+func TestFinishCRDShortensDescriptions(t *testing.T) {
+	long := strings.Repeat("word ", 2000)
+	props := map[string]apiextv1.JSONSchemaProps{}
+	for i := 0; i < 40; i++ {
+		props[strings.Repeat("p", i+1)] = apiextv1.JSONSchemaProps{Type: "string", Description: long}
+	}
+	crd := &apiextv1.CustomResourceDefinition{
+		Spec: apiextv1.CustomResourceDefinitionSpec{
+			Group: "x.example.dev",
+			Names: apiextv1.CustomResourceDefinitionNames{Kind: "X", Plural: "xs"},
+			Scope: apiextv1.NamespaceScoped,
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", Description: "root", Properties: props}}}},
+		},
+	}
+	raw, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) <= MaxCRDBytes {
+		t.Fatalf("test input must be over the limit, is %d bytes", len(raw))
+	}
+	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > MaxCRDBytes || note == "" {
+		t.Errorf("fit: %d bytes, note %q", len(out), note)
+	}
+	if !strings.Contains(string(out), "description: root") {
+		t.Error("the root description must be kept")
+	}
+	out, _, err = finishCRD("x.yaml", raw, DescriptionsNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(out), "description:") != 1 {
+		t.Errorf("none: want only the root description, got %d", strings.Count(string(out), "description:"))
+	}
+}
+
+func TestDocLinesCannotBeMarkers(t *testing.T) {
+	got := docLines("Sets the size.\n  +kubebuilder:validation:Minimum=3\r\nDone.")
+	for _, l := range got {
+		if strings.HasPrefix(strings.TrimSpace(l), "+") {
+			t.Errorf("line %q would be read as a marker", l)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("lines = %q", got)
+	}
+}
