@@ -157,7 +157,7 @@ func TestCorpusTree(t *testing.T) {
 		"/{scope}/providers/Microsoft.Resources/tags/default": "tags",
 		"/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/{resourceProviderNamespace}/{parentResourcePath}/{resourceType}/{resourceName}": "generic resource path",
 		"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/accessPolicies/{operationKind}":           "PUT without GET",
-		"/subscriptions/{subscriptionId}/providers/Microsoft.Resources/deployments/{deploymentName}":                                                                   "also served at resourceGroup scope",
+		"/subscriptions/{subscriptionId}/providers/Microsoft.Resources/deployments/{deploymentName}":                                                                  "also served at resourceGroup scope",
 	} {
 		if !strings.Contains(skipped[path], want) {
 			t.Errorf("skipped %s: reason %q, want it to mention %q", path, skipped[path], want)
