@@ -144,10 +144,12 @@ func Generate(opts Options) (*Result, error) {
 	if opts.OutDir == "" {
 		return nil, fmt.Errorf("generator: OutDir is required")
 	}
-	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress})
+	extra, notes := samples(a, opts.SpecRoot)
+	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra})
 	if err != nil {
 		return nil, err
 	}
 	a.Timings.Emit = er.Timings
+	er.Notes = append(er.Notes, notes...)
 	return &Result{Analysis: a, Emit: er}, nil
 }

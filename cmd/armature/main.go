@@ -3,6 +3,7 @@
 //
 //	armature generate [--config specs/armature.yaml] [--out DIR] [--spec-root DIR] [FILE.json ...]
 //	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
+//	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
@@ -33,6 +34,8 @@ const usage = `armature turns ARM swagger into Kubernetes CRDs.
 Usage:
   armature generate [flags] [FILE.json ...]   write Go types, deepcopy, CRD YAML and docs
   armature inspect  [flags] [FILE.json ...]   show the resource tree and property classes
+  armature check-examples [flags] [FILE.json ...]
+                                              check every x-ms-examples PUT body against the CRDs, offline
 
 Without FILE arguments the files come from --config (default specs/armature.yaml).
 Run 'armature <command> -h' for the flags of a command.
@@ -49,6 +52,8 @@ func main() {
 		err = runGenerate(os.Args[2:], os.Stdout, os.Stderr)
 	case "inspect":
 		err = runInspect(os.Args[2:], os.Stdout, os.Stderr)
+	case "check-examples":
+		err = runCheckExamples(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return
@@ -276,4 +281,48 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+func runCheckExamples(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check-examples", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	crds := fs.String("crds", "", "folder of CRD YAML to check against (default: generate them into a temporary folder)")
+	minRatio := fs.Float64("min-ratio", 0, "fail when fewer than this share of example files are accepted (0 to 1)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return usageError{err}
+	}
+	opts, _, err := c.options(files)
+	if err != nil {
+		return err
+	}
+	var a *generator.Analysis
+	dir := *crds
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "armature-check-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		opts.OutDir = tmp
+		res, err := generator.Generate(opts)
+		if err != nil {
+			return err
+		}
+		a, dir = res.Analysis, filepath.Join(tmp, "crds")
+	} else if a, err = generator.Analyze(opts); err != nil {
+		return err
+	}
+	rep, err := generator.CheckExamples(a, dir)
+	if err != nil {
+		return err
+	}
+	rep.Print(stdout)
+	ok, total := rep.Ratio("")
+	if total > 0 && float64(ok)/float64(total) < *minRatio {
+		return fmt.Errorf("%d of %d example files accepted, under --min-ratio %.2f", ok, total, *minRatio)
+	}
+	return errorsOf(a.Errors)
 }

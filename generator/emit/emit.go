@@ -27,6 +27,9 @@ type Options struct {
 	Descriptions Descriptions
 	// Progress, when set, is told what the stage is doing.
 	Progress func(string)
+	// Extra are more files to write, by slash path relative to OutDir
+	// (e.g. samples/…). Their top folders are owned like apis/.
+	Extra map[string][]byte
 }
 
 // Timings are the durations of Emit's steps.
@@ -150,8 +153,16 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 
 	// 4. Everything to the output folder.
 	t0 = time.Now()
+	dirs := append([]string(nil), owned...)
+	for name, b := range opts.Extra {
+		files[name] = b
+		top, _, _ := strings.Cut(name, "/")
+		if !contains(dirs, top) {
+			dirs = append(dirs, top)
+		}
+	}
 	*res = Result{Notes: res.Notes, Timings: res.Timings}
-	if err := syncDir(out, files, owned, res, nil); err != nil {
+	if err := syncDir(out, files, dirs, res, nil); err != nil {
 		return nil, err
 	}
 	res.Timings.Write += time.Since(t0)
@@ -264,4 +275,13 @@ func nearestExisting(dir string) string {
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -95,6 +95,9 @@ type Operation struct {
 	Origin load.Origin
 	// Body is the request body schema, if any.
 	Body *load.Schema
+	// BodyParam is the name of the body parameter (the key of the body in
+	// x-ms-examples parameters).
+	BodyParam string
 	// Response is the schema of the 200 (else 201) response, if any.
 	Response *load.Schema
 	// LongRunning is x-ms-long-running-operation.
@@ -237,6 +240,7 @@ func (b *builder) operations(d *load.Document, origin load.Origin, item *spec.Pa
 			}
 			if s, ok := prm.BodySchema(); ok {
 				o.Body = &s
+				o.BodyParam = prm.Name
 			}
 		}
 		if op.Responses != nil {

@@ -1,0 +1,131 @@
+package generator
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/armature-dev/armature/generator/examples"
+)
+
+// ExampleResult is the verdict on one x-ms-examples PUT request.
+type ExampleResult struct {
+	Provider, ARMType, Kind string
+	Title, File             string
+	Result                  examples.Result
+	// Err is set when the example could not be turned into a custom resource.
+	Err string
+}
+
+// OK reports an example accepted and stored exactly as sent.
+func (r ExampleResult) OK() bool { return r.Err == "" && r.Result.OK() }
+
+// ExampleReport is the result of CheckExamples.
+type ExampleReport struct {
+	Results []ExampleResult
+}
+
+// Ratio returns accepted and total example files, overall or for one
+// provider ("" for all).
+func (r *ExampleReport) Ratio(provider string) (ok, total int) {
+	for _, x := range r.Results {
+		if provider != "" && !strings.EqualFold(provider, x.Provider) {
+			continue
+		}
+		total++
+		if x.OK() {
+			ok++
+		}
+	}
+	return ok, total
+}
+
+// Providers lists the providers in the report, sorted.
+func (r *ExampleReport) Providers() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range r.Results {
+		if !seen[x.Provider] {
+			seen[x.Provider] = true
+			out = append(out, x.Provider)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckExamples turns every PUT example of every analysed kind into a custom
+// resource and checks it, offline, against the CRDs in crdDir: the apiserver's
+// pruning (nothing may be dropped) and structural validation.
+func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
+	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	validators := map[string]*examples.Validator{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		v, err := examples.NewValidator(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		validators[v.Group+"/"+v.Kind] = v
+	}
+	rep := &ExampleReport{}
+	for _, p := range a.Model.Packages {
+		for _, k := range p.Kinds {
+			v := validators[p.Group+"/"+k.Name]
+			exs, errs := examples.Load(a.Loader.Root(), k.Resource)
+			base := ExampleResult{Provider: k.Resource.Provider, ARMType: k.Resource.ARMType, Kind: k.Name}
+			for _, err := range errs {
+				r := base
+				r.Err = err.Error()
+				rep.Results = append(rep.Results, r)
+			}
+			for _, ex := range exs {
+				r := base
+				r.Title, r.File = ex.Title, ex.File
+				if v == nil {
+					r.Err = fmt.Sprintf("no CRD for %s/%s in %s", p.Group, k.Name, crdDir)
+				} else {
+					r.Result = v.Check(examples.ToCR(k, ex).Object)
+				}
+				rep.Results = append(rep.Results, r)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// Print writes the ratio per provider and every failure.
+func (r *ExampleReport) Print(w io.Writer) {
+	for _, p := range r.Providers() {
+		ok, total := r.Ratio(p)
+		fmt.Fprintf(w, "%-28s %4d/%-4d example files accepted (%5.1f%%)\n", p, ok, total, pct(ok, total))
+	}
+	ok, total := r.Ratio("")
+	fmt.Fprintf(w, "%-28s %4d/%-4d example files accepted (%5.1f%%)\n", "all", ok, total, pct(ok, total))
+	for _, x := range r.Results {
+		if x.OK() {
+			continue
+		}
+		why := x.Err
+		if why == "" {
+			why = x.Result.String()
+		}
+		fmt.Fprintf(w, "FAIL %s %q (%s): %s\n", x.Kind, x.Title, x.File, why)
+	}
+}
+
+func pct(ok, total int) float64 {
+	if total == 0 {
+		return 100
+	}
+	return 100 * float64(ok) / float64(total)
+}

@@ -1,0 +1,280 @@
+// Package examples turns the x-ms-examples of a resource's PUT operation —
+// real request bodies — into custom resources of the generated kind, and
+// checks them against a CRD schema offline with the apiserver's own
+// libraries.
+//
+// # From an example to a custom resource
+//
+// The example's body parameter becomes spec, with three changes a user would
+// make too: readOnly values are dropped (ARM ignores them, the CRD has no
+// place for them), secret values become Secret key references, and the
+// operator fields are added: azureName (the name in the example's path) and
+// owner (the custom resource of the owner, named like this one). The custom
+// resource is named from the path's names joined with dashes, so a child's
+// owner reference names its owner's custom resource.
+//
+// # Checking
+//
+// Validator prunes unknown fields exactly as the apiserver does (reporting
+// every pruned path: a field of a real payload that the CRD would silently
+// drop) and validates the rest against the CRD's structural schema.
+package examples
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Example is one x-ms-examples entry of a PUT operation.
+type Example struct {
+	Title string
+	// File is the example file, relative to the spec root.
+	File   string
+	Params map[string]any
+	// Body is the request body.
+	Body map[string]any
+	// Names are the names in the resource path, one per type segment.
+	Names []string
+	// ResourceGroup is the resource group name in the path, if any.
+	ResourceGroup string
+}
+
+// Load reads the PUT examples of a resource, sorted by title.
+func Load(root string, r *tree.Resource) ([]Example, []error) {
+	put := r.Ops["PUT"]
+	if put == nil {
+		return nil, nil
+	}
+	titles := make([]string, 0, len(put.Examples))
+	for t := range put.Examples {
+		titles = append(titles, t)
+	}
+	sort.Strings(titles)
+	var out []Example
+	var errs []error
+	for _, title := range titles {
+		file := put.Examples[title]
+		ex, err := loadOne(root, file, put.BodyParam, r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (x-ms-examples %q of %s): %w", file, title, put.Origin, err))
+			continue
+		}
+		ex.Title = title
+		out = append(out, ex)
+	}
+	return out, errs
+}
+
+func loadOne(root, file, bodyParam string, r *tree.Resource) (Example, error) {
+	raw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if err != nil {
+		return Example{}, err
+	}
+	var doc struct {
+		Parameters map[string]any `json:"parameters"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return Example{}, fmt.Errorf("invalid JSON: %w", err)
+	}
+	params, _ := normalize(doc.Parameters).(map[string]any)
+	body, ok := params[bodyParam].(map[string]any)
+	if _, present := params[bodyParam]; !present {
+		body, ok = map[string]any{}, true // an optional body the example leaves out
+	}
+	if !ok {
+		return Example{}, fmt.Errorf("parameters.%s (the PUT body) is not an object", bodyParam)
+	}
+	ex := Example{File: file, Params: params, Body: body}
+	segs := strings.Split(strings.Trim(r.Path, "/"), "/")
+	n := len(r.Types)
+	if len(segs) < 2*n {
+		return Example{}, fmt.Errorf("path %s is shorter than its type", r.Path)
+	}
+	for i := len(segs) - 2*n + 1; i < len(segs); i += 2 {
+		ex.Names = append(ex.Names, value(segs[i], params))
+	}
+	for i := 0; i+1 < len(segs); i++ {
+		if strings.EqualFold(segs[i], "resourceGroups") {
+			ex.ResourceGroup = value(segs[i+1], params)
+		}
+	}
+	return ex, nil
+}
+
+// value is a path segment's value: a literal, or the example's parameter.
+func value(seg string, params map[string]any) string {
+	if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+		return fmt.Sprint(params[strings.Trim(seg, "{}")])
+	}
+	return seg
+}
+
+// normalize turns json.Number into int64 or float64, as the apiserver's JSON
+// decoding does.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+// CR is a custom resource made from an example.
+type CR struct {
+	Object map[string]any
+	// Dropped are readOnly paths removed from the body.
+	Dropped []string
+	// Secrets are paths whose values became Secret references.
+	Secrets []string
+}
+
+var notDNS = regexp.MustCompile(`[^a-z0-9.-]+`)
+
+// Name makes a Kubernetes object name from ARM names.
+func Name(parts ...string) string {
+	n := notDNS.ReplaceAllString(strings.ToLower(strings.Join(parts, "-")), "-")
+	n = strings.Trim(n, "-.")
+	if len(n) > 253 {
+		n = strings.Trim(n[:253], "-.")
+	}
+	if n == "" {
+		n = "x"
+	}
+	return n
+}
+
+// ToCR builds the custom resource of kind k from an example.
+func ToCR(k *model.Kind, ex Example) CR {
+	name := Name(ex.Names...)
+	spec := deepCopy(ex.Body).(map[string]any)
+	cr := CR{}
+	transform(spec, "", k.Table, name, &cr)
+	spec["azureName"] = ex.Names[len(ex.Names)-1]
+	if owner := ownerName(k, ex); owner != "" {
+		spec["owner"] = map[string]any{"name": owner}
+	}
+	cr.Object = map[string]any{
+		"apiVersion": k.Package.Group + "/" + k.Package.Version,
+		"kind":       k.Name,
+		"metadata":   map[string]any{"name": name},
+		"spec":       spec,
+	}
+	sort.Strings(cr.Dropped)
+	sort.Strings(cr.Secrets)
+	return cr
+}
+
+func ownerName(k *model.Kind, ex Example) string {
+	r := k.Resource
+	switch {
+	case len(ex.Names) > 1:
+		return Name(ex.Names[:len(ex.Names)-1]...)
+	case r.Owner == tree.ResourceGroupType && ex.ResourceGroup != "":
+		return Name(ex.ResourceGroup)
+	}
+	return ""
+}
+
+// transform drops readOnly values and turns secrets into references, in
+// place.
+func transform(obj map[string]any, prefix string, t *classify.Table, crName string, cr *CR) {
+	for _, key := range sortedKeys(obj) {
+		p := join(prefix, key)
+		if _, known := t.Class(p); !known && hasPrefix(t, prefix+".*") {
+			p = prefix + ".*" // a map value
+		}
+		c, known := t.Class(p)
+		switch {
+		case known && c == classify.ReadOnly:
+			delete(obj, key)
+			cr.Dropped = append(cr.Dropped, p)
+			continue
+		case known && c == classify.Secret:
+			obj[key] = map[string]any{"name": crName + "-secrets", "key": key}
+			cr.Secrets = append(cr.Secrets, p)
+			continue
+		}
+		switch v := obj[key].(type) {
+		case map[string]any:
+			transform(v, p, t, crName, cr)
+		case []any:
+			for _, item := range v {
+				if m, ok := item.(map[string]any); ok {
+					transform(m, p+"[*]", t, crName, cr)
+				}
+			}
+		}
+	}
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func hasPrefix(t *classify.Table, prefix string) bool {
+	if strings.HasPrefix(prefix, ".") {
+		return false
+	}
+	for _, e := range t.Entries {
+		if strings.HasPrefix(e.Path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

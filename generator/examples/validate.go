@@ -1,0 +1,92 @@
+package examples
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"sigs.k8s.io/yaml"
+)
+
+// Validator checks custom resources against one version of a CRD, offline.
+type Validator struct {
+	// Group, Version and Kind of the CRD version.
+	Group, Version, Kind string
+	structural           *structuralschema.Structural
+	validator            validation.SchemaValidator
+}
+
+// NewValidator reads CRD YAML and prepares a validator for its storage
+// version.
+func NewValidator(crdYAML []byte) (*Validator, error) {
+	var v1 apiextv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(crdYAML, &v1); err != nil {
+		return nil, fmt.Errorf("read CRD: %w", err)
+	}
+	var crd apiextensions.CustomResourceDefinition
+	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &crd, nil); err != nil {
+		return nil, err
+	}
+	for _, ver := range crd.Spec.Versions {
+		if !ver.Storage {
+			continue
+		}
+		schema := crd.Spec.Validation
+		if ver.Schema != nil {
+			schema = ver.Schema
+		}
+		if schema == nil || schema.OpenAPIV3Schema == nil {
+			return nil, fmt.Errorf("%s: no schema", crd.Name)
+		}
+		s, err := structuralschema.NewStructural(schema.OpenAPIV3Schema)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a structural schema: %w", crd.Name, err)
+		}
+		val, _, err := validation.NewSchemaValidator(schema.OpenAPIV3Schema)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", crd.Name, err)
+		}
+		return &Validator{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, structural: s, validator: val}, nil
+	}
+	return nil, fmt.Errorf("%s: no storage version", crd.Name)
+}
+
+// Result is the verdict on one custom resource.
+type Result struct {
+	// Pruned are the fields the apiserver would drop silently.
+	Pruned []string
+	// Invalid are schema violations, as the apiserver words them.
+	Invalid []string
+}
+
+// OK reports a custom resource that is stored exactly as sent.
+func (r Result) OK() bool { return len(r.Pruned) == 0 && len(r.Invalid) == 0 }
+
+// String summarises the failures.
+func (r Result) String() string {
+	var parts []string
+	if len(r.Pruned) > 0 {
+		parts = append(parts, "pruned: "+strings.Join(r.Pruned, ", "))
+	}
+	if len(r.Invalid) > 0 {
+		parts = append(parts, "invalid: "+strings.Join(r.Invalid, "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Check prunes a copy of obj as the apiserver would, then validates it.
+func (v *Validator) Check(obj map[string]any) Result {
+	cp := deepCopy(obj).(map[string]any)
+	var res Result
+	res.Pruned = pruning.PruneWithOptions(cp, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	sort.Strings(res.Pruned)
+	for _, e := range validation.ValidateCustomResource(nil, cp, v.validator) {
+		res.Invalid = append(res.Invalid, e.Error())
+	}
+	return res
+}

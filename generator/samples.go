@@ -1,0 +1,58 @@
+package generator
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/examples"
+	"github.com/armature-dev/armature/generator/model"
+)
+
+// samples makes one sample custom resource per kind from the first PUT
+// example (by title) of its swagger: samples/<group>_<version>_<kind>.yaml.
+// Kinds without examples get none.
+func samples(a *Analysis, root string) (map[string][]byte, []string) {
+	out := map[string][]byte{}
+	var notes []string
+	for _, p := range a.Model.Packages {
+		for _, k := range p.Kinds {
+			exs, errs := examples.Load(root, k.Resource)
+			for _, err := range errs {
+				notes = append(notes, "example skipped: "+err.Error())
+			}
+			if len(exs) == 0 {
+				continue
+			}
+			b, err := sampleYAML(k, exs[0])
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("sample for %s: %v", k.Name, err))
+				continue
+			}
+			out[path.Join("samples", fmt.Sprintf("%s_%s_%s.yaml", p.Group, p.Version, strings.ToLower(k.Name)))] = b
+		}
+	}
+	return out, notes
+}
+
+func sampleYAML(k *model.Kind, ex examples.Example) ([]byte, error) {
+	cr := examples.ToCR(k, ex)
+	body, err := yaml.Marshal(cr.Object)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n# A %s from the x-ms-examples entry %q\n# (%s).\n", emit.Header, k.Resource.ARMType, ex.Title, ex.File)
+	if len(cr.Dropped) > 0 {
+		fmt.Fprintf(&b, "# Dropped readOnly values of the example: %s.\n", strings.Join(cr.Dropped, ", "))
+	}
+	for _, s := range cr.Secrets {
+		fmt.Fprintf(&b, "# spec.%s references a Secret: create it before applying this sample.\n", s)
+	}
+	b.WriteString("---\n")
+	b.Write(body)
+	return []byte(b.String()), nil
+}
