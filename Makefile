@@ -32,9 +32,18 @@ lint: ## gofmt and go vet.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+.PHONY: envtest
+envtest: ## Build (once) and print the folder of kube-apiserver and etcd for envtest.
+	@hack/setup-envtest.sh
+
 .PHONY: test
-test: specs lint ## Run every test (the command CI runs).
-	$(GO) test -count=1 ./...
+test: specs lint ## Run every test, unit and envtest (the command CI runs).
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory check-examples
+
+.PHONY: check-examples
+check-examples: specs ## Check every x-ms-examples PUT body against generated/crds, offline; print the ratio.
+	$(GO) run ./cmd/armature check-examples --crds generated/crds --min-ratio 0.98
 
 .PHONY: bench
 bench: bench-generate ## Run the benchmarks and print their figures.

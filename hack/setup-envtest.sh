@@ -27,10 +27,12 @@
 #   * Non-interactive (works with CI=true and stdin closed).
 #
 # Environment:
+#   ARMATURE_CACHE_DIR    the cache folder (default: ~/.cache/armature,
+#                         or $XDG_CACHE_HOME/armature)
 #   ARMATURE_K8S_BIN_DIR  output directory
-#                         (default: <repo>/bin/k8s/<K8S_VERSION>)
+#                         (default: $ARMATURE_CACHE_DIR/k8s/<K8S_VERSION>)
 #   ARMATURE_K8S_SRC_DIR  where the scratch Go modules used for building live
-#                         (default: <repo>/bin/k8s/src)
+#                         (default: $ARMATURE_CACHE_DIR/k8s/src)
 #   ARMATURE_K8S_KUBECTL  set to 0 to skip building kubectl (default: 1)
 #
 # Requires: go >= 1.24 (uses the go.mod `tool` directive), bash, awk, sed.
@@ -55,8 +57,12 @@ exec 3>&1 1>&2
 log() { printf '[setup-envtest %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { log "ERROR: $*"; exit 1; }
 
-BIN_DIR="${ARMATURE_K8S_BIN_DIR:-${REPO_ROOT}/bin/k8s/${K8S_VERSION}}"
-SRC_DIR="${ARMATURE_K8S_SRC_DIR:-${REPO_ROOT}/bin/k8s/src}"
+# The cache lives outside the clone (ARMATURE_CACHE_DIR, default
+# ~/.cache/armature), so a fresh clone on the same machine — CI's case —
+# finds the binaries already built.
+CACHE_DIR="${ARMATURE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/armature}"
+BIN_DIR="${ARMATURE_K8S_BIN_DIR:-${CACHE_DIR}/k8s/${K8S_VERSION}}"
+SRC_DIR="${ARMATURE_K8S_SRC_DIR:-${CACHE_DIR}/k8s/src}"
 BUILD_KUBECTL="${ARMATURE_K8S_KUBECTL:-1}"
 mkdir -p "${BIN_DIR}"
 BIN_DIR="$(cd "${BIN_DIR}" && pwd -P)" # absolute, symlinks resolved
