@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +87,10 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 			for _, err := range errs {
 				r := base
 				r.Err = err.Error()
+				var ee *examples.Error
+				if errors.As(err, &ee) {
+					r.Title, r.File = ee.Title, ee.File
+				}
 				rep.Results = append(rep.Results, r)
 			}
 			for _, ex := range exs {

@@ -173,6 +173,7 @@ func TestCorpusTree(t *testing.T) {
 func TestCommittedGeneratedIsCurrent(t *testing.T) {
 	opts := corpus(t)
 	opts.OutDir = t.TempDir()
+	opts.ImportPath = "github.com/armature-dev/armature/generated"
 	res, err := generator.Generate(opts)
 	if err != nil {
 		t.Fatal(err)

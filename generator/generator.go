@@ -36,6 +36,8 @@ type Options struct {
 	Domain string
 	// OutDir is where Generate writes. Required for Generate.
 	OutDir string
+	// ImportPath is the Go import path of OutDir (see emit.Options).
+	ImportPath string
 	// Descriptions is the CRD description mode. Defaults to emit.DescriptionsFit.
 	Descriptions emit.Descriptions
 	// Progress, when set, receives a line per step.
@@ -145,7 +147,7 @@ func Generate(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("generator: OutDir is required")
 	}
 	extra, notes := samples(a, opts.SpecRoot)
-	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra})
+	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func TestGolden(t *testing.T) {
 func generate(t *testing.T, root string, files []string) map[string][]byte {
 	t.Helper()
 	out := t.TempDir()
-	res, err := generator.Generate(generator.Options{SpecRoot: root, Files: files, OutDir: out})
+	res, err := generator.Generate(generator.Options{SpecRoot: root, Files: files, OutDir: out, ImportPath: "example.com/golden/generated"})
 	if err != nil {
 		t.Fatal(err)
 	}

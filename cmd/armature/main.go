@@ -142,6 +142,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	var c common
 	c.register(fs)
 	out := fs.String("out", "", "output folder (default from config, else generated)")
+	importPath := fs.String("import-path", "", "Go import path of the output folder (default: from the Go module that holds it)")
 	noDesc := fs.Bool("no-descriptions", false, "drop schema descriptions from CRDs (they are otherwise shortened only when a CRD would exceed 256 KiB)")
 	quiet := fs.Bool("quiet", false, "no progress and no summary")
 	files, err := parse(fs, args)
@@ -165,6 +166,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if *noDesc {
 		opts.Descriptions = emit.DescriptionsNone
 	}
+	opts.ImportPath = *importPath
 	p := progress(stderr, *quiet)
 	opts.Progress = p
 	start := time.Now()
@@ -174,6 +176,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(res.Model.Kinds) == 0 && len(res.Errors) == 0 {
+		return fmt.Errorf("no resource types found in %s (%d paths skipped; 'armature inspect --json' lists them with reasons)", strings.Join(opts.Files, ", "), len(res.Skipped))
 	}
 	if !*quiet {
 		t := res.Timings

@@ -36,6 +36,7 @@ const (
 	RuleNotInGET         = "in the PUT body, never returned by GET"
 	RulePUTAndPATCH      = "in the PUT body and the PATCH body"
 	RulePUTNoPATCH       = "in the PUT body; the resource has no PATCH"
+	RulePUTTagsPATCH     = "in the PUT body; PATCH only updates tags, so updates go through PUT"
 	RuleGETOnly          = "only in the GET response"
 )
 
@@ -116,7 +117,8 @@ func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
 		return nil, err
 	}
 	var patch pathSet
-	if op := r.Ops["PATCH"]; op != nil {
+	hasPatch := r.Ops["PATCH"] != nil && !r.PatchTagsOnly
+	if op := r.Ops["PATCH"]; hasPatch {
 		if patch, err = walkOp(l, op, true); err != nil {
 			return nil, err
 		}
@@ -142,7 +144,10 @@ func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
 	for _, p := range paths {
 		var e Entry
 		if n, ok := put[p]; ok {
-			c, rule := decide(p, n, classes, patch, r.Ops["PATCH"] != nil, get, r.Ops["GET"] != nil)
+			c, rule := decide(p, n, classes, patch, hasPatch, get, r.Ops["GET"] != nil)
+			if rule == RulePUTNoPATCH && r.PatchTagsOnly {
+				rule = RulePUTTagsPATCH
+			}
 			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required, Type: jsonType(n.prop.Schema)}
 		} else {
 			c, rule := ReadOnly, RuleGETOnly

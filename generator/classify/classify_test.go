@@ -110,3 +110,14 @@ func TestParent(t *testing.T) {
 		}
 	}
 }
+
+// A PATCH that only takes tags (AKS's UpdateTags pattern) does not make
+// everything else create-only: updates go through PUT.
+func TestTagsOnlyPatch(t *testing.T) {
+	tb := table(t, "testdata", "rules.json", "Microsoft.Rules/gadgets")
+	check(t, tb, map[string]want{
+		"location":           {CreateOnly, RuleMutCreateOnly},
+		"tags":               {Writable, RulePUTTagsPATCH},
+		"properties.version": {Writable, RulePUTTagsPATCH},
+	})
+}

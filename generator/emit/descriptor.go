@@ -61,6 +61,9 @@ func descriptorValues(k *model.Kind) jen.Dict {
 		jen.Id("Scope"):        jen.Qual(pathDescriptors, scopeConst[r.Scope]),
 		jen.Id("Verbs"):        strs(r.Verbs()),
 	}
+	if r.PatchTagsOnly {
+		d[jen.Id("PatchTagsOnly")] = jen.True()
+	}
 	if r.NameParam != "" {
 		d[jen.Id("NameParameter")] = jen.Lit(r.NameParam)
 	}

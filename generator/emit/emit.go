@@ -27,6 +27,10 @@ type Options struct {
 	Descriptions Descriptions
 	// Progress, when set, is told what the stage is doing.
 	Progress func(string)
+	// ImportPath is the Go import path of OutDir. Defaults to the path
+	// derived from the Go module that holds OutDir; when OutDir is in no
+	// module and ImportPath is empty, apis/registry.go is not written.
+	ImportPath string
 	// Extra are more files to write, by slash path relative to OutDir
 	// (e.g. samples/…). Their top folders are owned like apis/.
 	Extra map[string][]byte
@@ -138,6 +142,21 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 			files[path.Join("crds", name)] = b
 		}
 		res.Timings.CRDs = time.Since(t0)
+	}
+
+	// The registry imports the packages by their final import path.
+	finalBase := opts.ImportPath
+	if finalBase == "" && stage == out {
+		finalBase = importBase
+	}
+	if len(m.Packages) > 0 && finalBase != "" {
+		b, err := registryFile(m, finalBase)
+		if err != nil {
+			return nil, err
+		}
+		files["apis/registry.go"] = b
+	} else if len(m.Packages) > 0 {
+		res.Notes = append(res.Notes, "apis/registry.go not written: the output folder is in no Go module; pass --import-path")
 	}
 
 	// 3. Docs.

@@ -275,3 +275,37 @@ func enumFile(p *model.Package, importPath string) *jen.File {
 	}
 	return f
 }
+
+// registryFile is apis/registry.go: one place that lists every generated
+// package, for the operator, the webhook and the ARM emulator.
+func registryFile(m *model.Model, importBase string) ([]byte, error) {
+	f := jen.NewFilePathName(importBase+"/apis", "apis")
+	f.HeaderComment(Header)
+	f.PackageComment("Package apis lists every generated API package: their descriptors and scheme registration.")
+	f.ImportAlias(pathDescriptors, "descriptor")
+	f.ImportAlias("k8s.io/apimachinery/pkg/runtime", "runtime")
+	for _, p := range m.Packages {
+		f.ImportAlias(importBase+"/apis/"+p.Short+"/"+p.Version, p.Short+p.Version)
+	}
+	f.Comment("Descriptors returns the descriptor of every generated kind.")
+	f.Func().Id("Descriptors").Params().Index().Op("*").Qual(pathDescriptors, "Descriptor").BlockFunc(func(g *jen.Group) {
+		g.Var().Id("out").Index().Op("*").Qual(pathDescriptors, "Descriptor")
+		for _, p := range m.Packages {
+			g.Id("out").Op("=").Append(jen.Id("out"), jen.Qual(importBase+"/apis/"+p.Short+"/"+p.Version, "Descriptors").Call().Op("..."))
+		}
+		g.Return(jen.Id("out"))
+	})
+	f.Comment("AddToScheme registers every generated kind.")
+	f.Func().Id("AddToScheme").Params(jen.Id("s").Op("*").Qual("k8s.io/apimachinery/pkg/runtime", "Scheme")).Error().BlockFunc(func(g *jen.Group) {
+		g.For(jen.List(jen.Id("_"), jen.Id("add")).Op(":=").Range().Index().Func().Params(jen.Op("*").Qual("k8s.io/apimachinery/pkg/runtime", "Scheme")).Error().ValuesFunc(func(v *jen.Group) {
+			for _, p := range m.Packages {
+				v.Line().Qual(importBase+"/apis/"+p.Short+"/"+p.Version, "AddToScheme")
+			}
+			v.Line()
+		})).Block(
+			jen.If(jen.Err().Op(":=").Id("add").Call(jen.Id("s")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		)
+		g.Return(jen.Nil())
+	})
+	return render(f)
+}

@@ -66,7 +66,7 @@ func Load(root string, r *tree.Resource) ([]Example, []error) {
 		file := put.Examples[title]
 		ex, err := loadOne(root, file, put.BodyParam, r)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s (x-ms-examples %q of %s): %w", file, title, put.Origin, err))
+			errs = append(errs, &Error{Title: title, File: file, Err: fmt.Errorf("x-ms-examples %q of %s: %w", title, put.Origin, err)})
 			continue
 		}
 		ex.Title = title
@@ -145,6 +145,15 @@ func normalize(v any) any {
 	return v
 }
 
+// Error is an example that could not be read.
+type Error struct {
+	Title, File string
+	Err         error
+}
+
+func (e *Error) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
 // CR is a custom resource made from an example.
 type CR struct {
 	Object map[string]any
@@ -178,6 +187,8 @@ func ToCR(k *model.Kind, ex Example) CR {
 	spec["azureName"] = ex.Names[len(ex.Names)-1]
 	if owner := ownerName(k, ex); owner != "" {
 		spec["owner"] = map[string]any{"name": owner}
+	} else if scope, ok := ex.Params["scope"].(string); ok && k.Resource.Scope == tree.ScopeExtension {
+		spec["owner"] = map[string]any{"armId": "/" + strings.TrimPrefix(scope, "/")}
 	}
 	cr.Object = map[string]any{
 		"apiVersion": k.Package.Group + "/" + k.Package.Version,

@@ -104,8 +104,19 @@ func TestPropertiesDiscriminatorUnion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"radius", "shapeType", "side"}, names(ps)); diff != "" {
+	if diff := cmp.Diff([]string{"radius", "shapeType", "side", "unit"}, names(ps)); diff != "" {
 		t.Errorf("Shape union (-want +got):\n%s", diff)
+	}
+	for _, p := range ps {
+		if p.Name == "radius" && p.Required {
+			t.Error("radius is required by the circle subtype only: not on the union")
+		}
+		if p.Name == "unit" && !p.Conflict {
+			t.Error("unit has different enums in circle and Square: a conflict")
+		}
+		if p.Name == "shapeType" && !p.Required {
+			t.Error("the base's own required properties stay required")
+		}
 	}
 	sub := map[string]string{}
 	for _, p := range ps {
@@ -119,8 +130,13 @@ func TestPropertiesDiscriminatorUnion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"radius", "shapeType"}, names(ps)); diff != "" {
+	if diff := cmp.Diff([]string{"radius", "shapeType", "unit"}, names(ps)); diff != "" {
 		t.Errorf("Circle (-want +got):\n%s", diff)
+	}
+	for _, p := range ps {
+		if p.Name == "radius" && !p.Required {
+			t.Error("used directly, circle requires radius")
+		}
 	}
 }
 

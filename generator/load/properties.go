@@ -21,7 +21,11 @@ type Property struct {
 	Required bool
 	// Subtype names the discriminator value of the subtype that declares
 	// the property, when it comes from a subtype of a discriminated base.
+	// Such a property is never Required: only that subtype requires it.
 	Subtype string
+	// Conflict is true when subtypes declare the property with different
+	// schemas; Schema is then the first subtype's.
+	Conflict bool
 }
 
 // ReadOnly reports `readOnly: true` on the property or on its target.
@@ -68,9 +72,10 @@ func (l *Loader) Properties(s Schema) ([]Property, error) {
 		return nil, err
 	}
 	if s.Discriminator != "" {
-		have := map[string]bool{}
-		for _, p := range ps {
-			have[p.Name] = true
+		have := map[string]int{}
+		ps = append([]Property(nil), ps...)
+		for i, p := range ps {
+			have[p.Name] = i
 		}
 		for _, sub := range l.Subtypes(s) {
 			sps, err := l.plainProperties(sub)
@@ -79,10 +84,16 @@ func (l *Loader) Properties(s Schema) ([]Property, error) {
 			}
 			value := DiscriminatorValue(sub)
 			for _, p := range sps {
-				if !have[p.Name] {
-					have[p.Name] = true
+				i, seen := have[p.Name]
+				if !seen {
+					have[p.Name] = len(ps)
 					p.Subtype = value
+					p.Required = false
 					ps = append(ps, p)
+					continue
+				}
+				if q := &ps[i]; q.Subtype != "" && !compatible(q.Schema, p.Schema) {
+					q.Conflict = true
 				}
 			}
 		}
@@ -161,4 +172,16 @@ func (l *Loader) plainProperties(s Schema) ([]Property, error) {
 	}
 	l.plain[key] = out
 	return out, nil
+}
+
+// compatible reports two property schemas that model the same values: the
+// same schema, or the same scalar type without enums.
+func compatible(a, b Schema) bool {
+	if a.Origin == b.Origin {
+		return true
+	}
+	scalar := func(s Schema) bool {
+		return len(s.Type) == 1 && s.Type[0] != "object" && s.Type[0] != "array" && len(s.Enum) == 0 && len(s.Properties) == 0
+	}
+	return scalar(a) && scalar(b) && a.Type[0] == b.Type[0]
 }

@@ -257,6 +257,10 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 	if sd == specSide && p != nil && p.Secret() {
 		return &TypeRef{Kind: SecretRef}, nil
 	}
+	if p != nil && p.Conflict {
+		// Subtypes disagree on this property's schema: keep any value.
+		return &TypeRef{Kind: JSON}, nil
+	}
 	s, err := b.l.Deref(s)
 	if err != nil {
 		return nil, err

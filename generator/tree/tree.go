@@ -64,6 +64,10 @@ type Resource struct {
 	StatusGETs []*Action
 	// ListPaths are GET paths that list resources of this type.
 	ListPaths []string
+	// PatchTagsOnly is true when the PATCH body has no property but tags:
+	// updates then go through PUT, and PATCH says nothing about what is
+	// create-only.
+	PatchTagsOnly bool
 }
 
 // Verbs returns the methods present, sorted.
@@ -340,6 +344,14 @@ func (b *builder) resource(d *load.Document, p string, pp parsed, ops map[string
 	for m, op := range ops {
 		if m != "POST" {
 			r.Ops[m] = op
+		}
+	}
+	if patch := r.Ops["PATCH"]; patch != nil && patch.Body != nil {
+		if props, err := b.l.Properties(*patch.Body); err == nil {
+			r.PatchTagsOnly = len(props) > 0
+			for _, p := range props {
+				r.PatchTagsOnly = r.PatchTagsOnly && p.Name == "tags"
+			}
 		}
 	}
 	name := pp.tokens[len(pp.tokens)-1]

@@ -87,8 +87,11 @@ type Descriptor struct {
 	// OwnerGroup and OwnerKind name the owner's kind when it is generated.
 	OwnerGroup, OwnerKind string
 	// Verbs are the HTTP methods on the resource path (GET, PUT, PATCH, DELETE).
-	Verbs       []string
-	LongRunning []LRO
+	Verbs []string
+	// PatchTagsOnly is true when PATCH can only change tags: other changes
+	// go through PUT.
+	PatchTagsOnly bool
+	LongRunning   []LRO
 	// Properties is the property-class table, sorted by path.
 	Properties []Property
 	// SecretPaths are the spec paths that hold Secret references.

@@ -221,6 +221,12 @@ var WidgetDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.Writable,
+			Path:  "properties.shape.unit",
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
 			Path:  "properties.size",
 			Rule:  "in the PUT body and the PATCH body",
 			Type:  "integer",

@@ -71,6 +71,11 @@ type Shape struct {
 
 	// +optional
 	Side *int32 `json:"side,omitempty"`
+
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	Unit *apiextensionsv1.JSON `json:"unit,omitempty"`
 }
 
 // Shape_STATUS is generated from widgets.json#/definitions/Shape.
@@ -80,6 +85,10 @@ type Shape_STATUS struct {
 	ShapeType *string `json:"shapeType,omitempty"`
 
 	Side *int32 `json:"side,omitempty"`
+
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	Unit *apiextensionsv1.JSON `json:"unit,omitempty"`
 }
 
 // Sku is generated from common.json#/definitions/Sku.
