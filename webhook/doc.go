@@ -1,6 +1,60 @@
-// Package webhook will hold the one validating and one defaulting admission
-// handler that serve every generated kind from its Descriptor (see
-// ../shared/DESIGN.md and the webhook issue). It is empty until then; the
-// generated CRDs already carry CEL transition rules that block edits of
-// create-only fields without it.
+// Package webhook is the one validating and the one defaulting admission
+// handler for every generated kind, driven by the kinds' Descriptors: no
+// per-kind webhook code is generated.
+//
+// # Handlers
+//
+// A Registry is built from Descriptors (New, or Register on the default
+// registry). Its ValidatingHandler and DefaultingHandler implement
+// controller-runtime's admission.Handler on the request's raw JSON, decoded
+// to map[string]any, so one handler serves every kind; controller-runtime's
+// typed CustomValidator and CustomDefaulter would need one registration per
+// Go type. Setup serves both on a manager's webhook server at ValidatePath
+// and DefaultPath.
+//
+// # Property tree
+//
+// Each Descriptor's property-class table (dotted paths from spec, `[*]` for
+// array items, `.*` for map values) becomes a tree whose nodes know whether
+// a create-only, read-only or secret path lies below them, so a check walks
+// only the part of the object that can fail it.
+//
+// # Validation
+//
+// On update, every create-only path is compared old against new at any
+// depth: array items are paired by their `name` where every item has one,
+// else by index; presence changes count. The error names the path, the old
+// and new values (secret and write-only values are never shown) and what to
+// do:
+//
+//	spec.location: Forbidden: field is create-only (was "westeurope", now "northeurope"); delete and recreate the resource to change it
+//
+// azureName, owner and resourceID cannot change once status.id is set. On
+// create and update: no value at a read-only path; a Secret key reference
+// {name, key} at every secret path; an owner ARM id of the owner's ARM type;
+// a resourceID of the kind's ARM type; a singleton's fixed name. Custom
+// rules come last (RegisterValidator). An update that leaves spec unchanged
+// is not checked, so finalizer and metadata updates of objects stored
+// before the webhook existed still go through.
+//
+// The CRDs' CEL transition rules block create-only edits of paths outside
+// arrays and maps without the webhook; the webhook blocks them without the
+// CEL rules, and also inside arrays and maps. With both installed the
+// apiserver runs the CEL rules first, so for a top-level create-only path a
+// user sees the CEL message.
+//
+// # Defaulting
+//
+// spec.azureName ← the singleton name, else (on update) the stored
+// azureName, else metadata.name; then configured defaults (WithDefaults);
+// then custom hooks (RegisterDefaulter). The answer is a JSON patch.
+//
+// # Configuration and certificates
+//
+// ValidatingWebhookConfiguration and MutatingWebhookConfiguration build the
+// configurations for exactly the served kinds (sideEffects None,
+// failurePolicy Fail, a 10 s timeout, CREATE and UPDATE). SelfSigned,
+// WriteCertDir and PatchCABundle give a local or development server its own
+// CA; in a cluster, mount cert-manager's certificate as the server's
+// CertDir and let its CA injector fill caBundle.
 package webhook

@@ -82,7 +82,9 @@ func WithDefaulter(gvk schema.GroupVersionKind, fn DefaulterFunc) Option {
 // in the Descriptor: dotted, `[*]` for every array item, `.*` for every map
 // value) to JSON-compatible values, each set only where the path is absent.
 // Intermediate objects are created; `[*]` and `.*` apply to the items and
-// values present. Values are copied through JSON. Defaults to none.
+// values present. Values are copied through JSON; a value that does not
+// encode as JSON panics, as defaults are static configuration. Defaults to
+// none.
 //
 // The Descriptor carries no defaults of its own yet; this is where config
 // defaults (DESIGN.md, "defaults azureName and config defaults") come in.

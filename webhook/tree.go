@@ -94,7 +94,7 @@ func (n *node) ensure(segs []string) *node {
 func (n *node) summarise() {
 	n.createOnlyBelow = n.class == descriptor.CreateOnly
 	n.readOnlyBelow = n.class == descriptor.ReadOnly
-	n.secretBelow = n.secretRef || n.class == descriptor.Secret || n.class == descriptor.WriteOnly
+	n.secretBelow = n.isSecret()
 	n.order = make([]string, 0, len(n.children))
 	for k, c := range n.children {
 		c.summarise()
@@ -125,4 +125,10 @@ func (n *node) items() *node {
 		return nil
 	}
 	return n.children[itemsSegment]
+}
+
+// isSecret reports whether the value at n is a secret or write-only value,
+// or a Secret reference. n may be nil.
+func (n *node) isSecret() bool {
+	return n != nil && (n.secretRef || n.class == descriptor.Secret || n.class == descriptor.WriteOnly)
 }

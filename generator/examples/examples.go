@@ -47,6 +47,8 @@ type Example struct {
 	Names []string
 	// ResourceGroup is the resource group name in the path, if any.
 	ResourceGroup string
+	// Responses are the example's response bodies by status code.
+	Responses map[string]any
 }
 
 // Load reads the PUT examples of a resource, sorted by title.
@@ -82,6 +84,9 @@ func loadOne(root, file, bodyParam string, r *tree.Resource) (Example, error) {
 	}
 	var doc struct {
 		Parameters map[string]any `json:"parameters"`
+		Responses  map[string]struct {
+			Body any `json:"body"`
+		} `json:"responses"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -96,7 +101,10 @@ func loadOne(root, file, bodyParam string, r *tree.Resource) (Example, error) {
 	if !ok {
 		return Example{}, fmt.Errorf("parameters.%s (the PUT body) is not an object", bodyParam)
 	}
-	ex := Example{File: file, Params: params, Body: body}
+	ex := Example{File: file, Params: params, Body: body, Responses: map[string]any{}}
+	for code, r := range doc.Responses {
+		ex.Responses[code] = normalize(r.Body)
+	}
 	segs := strings.Split(strings.Trim(r.Path, "/"), "/")
 	n := len(r.Types)
 	if len(segs) < 2*n {

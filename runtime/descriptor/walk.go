@@ -60,16 +60,8 @@ func (d *Descriptor) walk(obj map[string]any, path, table string, fn func(Node) 
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p, tp := join(path, k), join(table, k)
-		if _, known := d.ClassOf(tp); !known && table != "" && d.hasBelow(table+".*") {
-			tp = table + ".*"
-		}
-		c, known := d.ClassOf(tp)
-		if !known && strings.HasSuffix(tp, ".*") {
-			// A map value whose members are described: it has the class
-			// of the map.
-			c, known = d.ClassOf(table)
-		}
+		p := join(path, k)
+		tp, c, known := d.Child(table, k)
 		n := Node{Path: p, TablePath: tp, Known: known, Class: c, Parent: obj, Key: k}
 		if !fn(n) || !known || d.Open(tp) {
 			continue
@@ -85,6 +77,21 @@ func (d *Descriptor) walk(obj map[string]any, path, table string, fn func(Node) 
 			}
 		}
 	}
+}
+
+// Child maps the member key of the value at table path table to its table
+// path, class and whether the table knows it. Keys of a map whose values are
+// described map to `table.*`, which has the class of the map.
+func (d *Descriptor) Child(table, key string) (string, Class, bool) {
+	tp := join(table, key)
+	if _, known := d.ClassOf(tp); !known && table != "" && d.hasBelow(table+".*") {
+		tp = table + ".*"
+	}
+	c, known := d.ClassOf(tp)
+	if !known && strings.HasSuffix(tp, ".*") {
+		c, known = d.ClassOf(table)
+	}
+	return tp, c, known
 }
 
 func join(prefix, key string) string {

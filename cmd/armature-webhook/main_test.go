@@ -1,0 +1,66 @@
+package main
+
+import (
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/generated/apis"
+)
+
+func TestSelectKinds(t *testing.T) {
+	cases := map[string]struct {
+		list    string
+		want    []string
+		wantErr bool
+	}{
+		"All":         {list: "", want: nil},
+		"ByKind":      {list: "StorageAccount, virtualmachinescaleset", want: []string{"StorageAccount", "VirtualMachineScaleSet"}},
+		"ByGroupKind": {list: "resources.azure.armature.dev/ResourceGroup", want: []string{"ResourceGroup"}},
+		"Unknown":     {list: "Widget", wantErr: true},
+	}
+	all := apis.Descriptors()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ds, err := selectKinds(all, tc.list)
+			if tc.wantErr {
+				if err == nil {
+					t.Errorf("selectKinds(%q): want an error", tc.list)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.list == "" {
+				if len(ds) != len(all) {
+					t.Errorf("selectKinds(\"\") = %d kinds, want all %d", len(ds), len(all))
+				}
+				return
+			}
+			var got []string
+			for _, d := range ds {
+				got = append(got, d.Kind)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"--port", "10443", "--self-signed", "--dns-name", "localhost,127.0.0.1", "--kinds", "StorageAccount"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{o.port, o.selfSigned, o.dnsNames, o.kinds, o.metricsAddr}
+	want := []any{10443, true, "localhost,127.0.0.1", "StorageAccount", "0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
+		t.Error("parseFlags with an argument: want an error")
+	}
+}

@@ -1,0 +1,70 @@
+// Command fakearm serves a local Azure Resource Manager for every generated
+// resource type (see package fakearm).
+//
+//	go run ./cmd/fakearm [--addr 127.0.0.1:8443] [--state FILE] [--plain-http] ...
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/armature-dev/armature/fakearm"
+	"github.com/armature-dev/armature/generated/apis"
+)
+
+func main() {
+	var (
+		opts    fakearm.StartOptions
+		certOut string
+	)
+	flag.StringVar(&opts.Addr, "addr", "127.0.0.1:8443", "address to listen on")
+	flag.BoolVar(&opts.PlainHTTP, "plain-http", false, "serve plain HTTP instead of HTTPS (azcore's bearer-token policy needs HTTPS)")
+	flag.StringVar(&certOut, "cert-out", filepath.Join(os.TempDir(), "fakearm-ca.pem"), "where to write the self-signed certificate, for clients to trust")
+	flag.StringVar(&opts.Token, "token", "", "the only bearer token accepted (default: any)")
+	flag.StringVar(&opts.StateFile, "state", "", "file that keeps resources across restarts (default: memory only)")
+	flag.IntVar(&opts.LROPolls, "lro-polls", 1, "polls an operation answers InProgress before it ends")
+	flag.DurationVar(&opts.RetryAfter, "retry-after", time.Second, "Retry-After of long-running operations")
+	flag.DurationVar(&opts.QuotaWindow, "quota-window", time.Minute, "window of the rate-limit budgets")
+	flag.IntVar(&opts.ReadBudget, "read-budget", 100000, "reads per subscription per window")
+	flag.IntVar(&opts.WriteBudget, "write-budget", 10000, "writes per subscription per window")
+	flag.IntVar(&opts.DeleteBudget, "delete-budget", 10000, "deletes per subscription per window")
+	flag.Float64Var(&opts.Faults.ThrottleRate, "fault-429-rate", 0, "share of requests answered 429 with Retry-After")
+	flag.Float64Var(&opts.Faults.ErrorRate, "fault-500-rate", 0, "share of requests answered 500")
+	flag.IntVar(&opts.Faults.LatencyMillis, "fault-latency-ms", 0, "latency added to every request")
+	flag.Float64Var(&opts.Faults.DropRate, "fault-drop-rate", 0, "share of connections dropped without an answer")
+	flag.BoolVar(&opts.Faults.FailLROs, "fault-fail-lros", false, "long-running operations end Failed")
+	flag.Parse()
+
+	descs := apis.Descriptors()
+	r, err := fakearm.Start(descs, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakearm:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("fakearm: serving %d resource types at %s\n", len(descs), r.URL)
+	if r.CertPEM != nil {
+		if err := os.WriteFile(certOut, r.CertPEM, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "fakearm:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("fakearm: certificate written to %s\n", certOut)
+	}
+	fmt.Printf("fakearm: admin: %s/_admin/journal, /_admin/counters, /_admin/faults, /_admin/resources\n", r.URL)
+	fmt.Println("fakearm: point the operator at it with:")
+	if r.CertPEM != nil {
+		fmt.Printf("  export ARMATURE_ARM_ENDPOINT=%s ARMATURE_ARM_CA_FILE=%s\n", r.URL, certOut)
+	} else {
+		fmt.Printf("  export ARMATURE_ARM_ENDPOINT=%s\n", r.URL)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	_ = r.Close()
+	fmt.Println("fakearm: stopped")
+}

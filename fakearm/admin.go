@@ -1,0 +1,80 @@
+package fakearm
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+)
+
+// admin serves /_admin/: the journal, the counters, the faults, the stored
+// resources and a reset. It needs no token.
+//
+//	GET    /_admin/journal    the journal, oldest first
+//	DELETE /_admin/journal    forget journal and counters
+//	GET    /_admin/counters   requests by method and by "METHOD status"
+//	GET    /_admin/faults     the injected faults
+//	POST   /_admin/faults     replace them (JSON of Faults)
+//	GET    /_admin/resources  the ids of the stored resources
+//	POST   /_admin/reset      forget every resource and operation
+func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
+	switch r.Method + " " + r.URL.Path {
+	case "GET /_admin/journal":
+		writeJSON(w, http.StatusOK, s.Journal())
+	case "DELETE /_admin/journal":
+		s.ResetJournal()
+		w.WriteHeader(http.StatusNoContent)
+	case "GET /_admin/counters":
+		writeJSON(w, http.StatusOK, s.Counts())
+	case "GET /_admin/faults":
+		writeJSON(w, http.StatusOK, s.CurrentFaults())
+	case "POST /_admin/faults":
+		var f Faults
+		if err := json.NewDecoder(r.Body).Decode(&f); err != nil {
+			armError(w, http.StatusBadRequest, "InvalidRequestContent", err.Error(), "")
+			return
+		}
+		s.SetFaults(f)
+		writeJSON(w, http.StatusOK, f)
+	case "GET /_admin/resources":
+		writeJSON(w, http.StatusOK, s.ResourceIDs())
+	case "POST /_admin/reset":
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		armError(w, http.StatusNotFound, "NotFound", "unknown admin endpoint "+r.Method+" "+r.URL.Path, "")
+	}
+}
+
+// ResourceIDs returns the ids of the stored resources, sorted.
+func (s *Server) ResourceIDs() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ids := make([]string, 0, len(s.resources))
+	for _, r := range s.resources {
+		ids = append(ids, r.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Resource returns the GET body of a stored resource by id, or nil.
+func (s *Server) Resource(id string) map[string]any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	res := s.resources[lower(id)]
+	if res == nil {
+		return nil
+	}
+	var out map[string]any
+	_ = json.Unmarshal(res.rendered, &out)
+	return out
+}
+
+// Reset forgets every resource and operation.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.resources = map[string]*resource{}
+	s.ops = map[string]*operation{}
+	s.persist()
+	s.mu.Unlock()
+}

@@ -1,0 +1,57 @@
+// Package fakearm is a local Azure Resource Manager: the embedded default
+// "Azure" that tests, the demo and benchmarks run against. cmd/fakearm serves
+// it; tests start it in-process with Start.
+//
+// # What it serves
+//
+// Every resource type of the Descriptors it is given, at ARM's real paths
+// and api-versions: PUT (create or replace), PATCH (JSON merge), GET, DELETE
+// (children go with their parent) and list in a scope. Unknown api-version →
+// 400 InvalidApiVersionParameter; missing resource group → 404
+// ResourceGroupNotFound; missing parent → 404 ParentResourceNotFound; missing
+// resource → 404 ResourceNotFound, all with ARM's error body.
+//
+// # Like ARM
+//
+// Request bodies are checked against the Descriptor's property classes:
+// readOnly values are ignored, an unknown property is 400
+// InvalidRequestContent, a changed create-only property is 400
+// PropertyChangeNotAllowed naming the property. The server computes id,
+// name, type, etag (new on every write), systemData and
+// properties.provisioningState, and fills the other readOnly properties the
+// table lists with placeholders of their JSON type, so a GET has the shape of
+// a real one. Secret and writeOnly values are never returned. If-Match and
+// If-None-Match are honoured (412).
+//
+// # Long-running operations
+//
+// Verbs marked long-running answer as ARM does, in one of the two styles the
+// recordings in ../shared/recordings show: Azure-AsyncOperation (201/200
+// with the body, then an operation resource that reports InProgress N times
+// and then Succeeded or Failed) or Location (202, then the Location URL
+// answers 202 until done and finally 200 with the resource; 200 with no body
+// for DELETE). Both carry Retry-After. Storage accounts use Location, as the
+// recordings show; other types use Azure-AsyncOperation (DELETE also sends
+// Location).
+//
+// # Limits and faults
+//
+// Every response carries x-ms-ratelimit-remaining-subscription-reads,
+// -writes or -deletes, counting down per window; an exhausted budget answers
+// 429 with Retry-After. Faults are injected by Options, by the admin
+// endpoint POST /_admin/faults or by Server.SetFaults: 429, 500 or 503 at a
+// rate, added latency, dropped connections, LROs that end Failed.
+//
+// # Journal
+//
+// Every request is journaled (method, path, status, body) and counted; the
+// journal is read with Server.Journal or GET /_admin/journal, so tests can
+// assert "this reconcile sent exactly one PATCH and no PUT".
+//
+// # Transport
+//
+// HTTPS with a generated self-signed certificate by default, so azcore's
+// bearer-token policy works unchanged; plain HTTP with an option. Any bearer
+// token is accepted unless one is configured. State lives in memory and is
+// optionally saved to a file after every write, so a restart keeps it.
+package fakearm

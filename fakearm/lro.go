@@ -1,0 +1,242 @@
+package fakearm
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// LRO styles, as the recordings show them.
+const (
+	// styleAsync: 201/200 (or 202 for DELETE) with Azure-AsyncOperation;
+	// the operation answers {"status": ...}.
+	styleAsync = "azure-async-operation"
+	// styleLocation: 202 with Location; the Location URL answers 202 until
+	// done, then 200 (with the resource for PUT).
+	styleLocation = "location"
+)
+
+// operation is a long-running operation in flight.
+type operation struct {
+	ID        string    `json:"id"`
+	Resource  string    `json:"resource"` // lower-case resource key
+	Verb      string    `json:"verb"`
+	Style     string    `json:"style"`
+	Sub       string    `json:"sub"`
+	Namespace string    `json:"namespace"`
+	Remaining int       `json:"remaining"`
+	Fail      bool      `json:"fail"`
+	Status    string    `json:"status"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended,omitempty"`
+	// APIVersion is echoed in the operation URLs.
+	APIVersion string `json:"apiVersion"`
+}
+
+// longRunning reports whether the Descriptor marks a verb long-running, and
+// its final-state-via.
+func longRunning(d *descriptor.Descriptor, verb string) (bool, string) {
+	for _, l := range d.LongRunning {
+		if strings.EqualFold(l.Verb, verb) {
+			return true, l.FinalStateVia
+		}
+	}
+	return false, ""
+}
+
+// style picks the LRO style: what the swagger says, else what the
+// recordings show for the type (Location for storage accounts and for the
+// deletion of resource groups), else Azure-AsyncOperation.
+func style(d *descriptor.Descriptor, verb, finalStateVia string) string {
+	switch {
+	case strings.EqualFold(finalStateVia, "location"):
+		return styleLocation
+	case strings.EqualFold(d.ARMType, "Microsoft.Storage/storageAccounts"):
+		return styleLocation
+	case strings.EqualFold(d.ARMType, "Microsoft.Resources/resourceGroups") && verb == "DELETE":
+		return styleLocation
+	}
+	return styleAsync
+}
+
+// createdStatus is the status of a synchronous create: 201, except the
+// storage children the recordings show answering 200.
+func createdStatus(d *descriptor.Descriptor) int {
+	t := strings.ToLower(d.ARMType)
+	if strings.HasPrefix(t, "microsoft.storage/storageaccounts/") && d.Singleton != "" || strings.HasSuffix(t, "/queueservices/queues") {
+		return http.StatusOK
+	}
+	return http.StatusCreated
+}
+
+// deletedStatus is the status of a synchronous delete: 200, 204 for queues
+// (as recorded).
+func deletedStatus(d *descriptor.Descriptor) int {
+	if strings.HasSuffix(strings.ToLower(d.ARMType), "/queueservices/queues") {
+		return http.StatusNoContent
+	}
+	return http.StatusOK
+}
+
+func (s *Server) startOp(res *resource, verb, style string) *operation {
+	segs := strings.Split(strings.Trim(res.ID, "/"), "/")
+	op := &operation{ID: newID(), Resource: strings.ToLower(res.ID), Verb: verb, Style: style, Remaining: s.opts.LROPolls,
+		Status: "InProgress", Started: s.opts.Now().UTC(), APIVersion: res.APIVersion, Namespace: strings.Split(res.ARMType, "/")[0]}
+	if len(segs) > 1 && strings.EqualFold(segs[0], "subscriptions") {
+		op.Sub = segs[1]
+	}
+	op.Fail = s.CurrentFaults().FailLROs
+	s.ops[op.ID] = op
+	return op
+}
+
+func (s *Server) retryAfter() string {
+	if s.opts.RetryAfter < 0 {
+		return "0"
+	}
+	return strconv.Itoa(int((s.opts.RetryAfter + time.Second - 1) / time.Second))
+}
+
+func baseURL(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil {
+		scheme = "http"
+	}
+	return scheme + "://" + r.Host
+}
+
+// opURLs returns the Azure-AsyncOperation and Location URLs of an operation.
+func (s *Server) opURLs(r *http.Request, op *operation) (async, location string) {
+	base := baseURL(r) + "/subscriptions/" + op.Sub
+	q := "?api-version=" + op.APIVersion
+	if strings.EqualFold(op.Namespace, "Microsoft.Resources") {
+		return "", base + "/operationresults/" + op.ID + q
+	}
+	prefix := base + "/providers/" + op.Namespace + "/locations/westus2"
+	if op.Style == styleLocation {
+		return "", prefix + "/asyncoperations/" + op.ID + "?monitor=true&api-version=" + op.APIVersion
+	}
+	async = prefix + "/operations/" + op.ID + q
+	if op.Verb == "DELETE" {
+		location = prefix + "/operationResults/" + op.ID + q
+	}
+	return async, location
+}
+
+func (s *Server) opHeaders(w http.ResponseWriter, r *http.Request, op *operation) {
+	async, location := s.opURLs(r, op)
+	if async != "" {
+		w.Header().Set("Azure-AsyncOperation", async)
+		w.Header().Set("Azure-AsyncNotification", "Enabled")
+	}
+	if location != "" {
+		w.Header().Set("Location", location)
+	}
+	w.Header().Set("Retry-After", s.retryAfter())
+}
+
+// advance counts one observation of an operation and finishes it when its
+// polls are used up. The caller holds s.mu.
+func (s *Server) advance(op *operation) {
+	if op.Status != "InProgress" {
+		return
+	}
+	if op.Remaining > 0 {
+		op.Remaining--
+		return
+	}
+	op.Ended = s.opts.Now().UTC()
+	op.Status = "Succeeded"
+	if op.Fail {
+		op.Status = "Failed"
+	}
+	res := s.resources[op.Resource]
+	if res == nil || res.Op != op.ID {
+		s.persist()
+		return
+	}
+	res.Op = ""
+	switch {
+	case op.Verb == "DELETE" && !op.Fail:
+		s.remove(op.Resource)
+	case op.Fail:
+		res.State = stateFailed
+		s.render(res)
+	default:
+		res.State = stateSucceeded
+		s.render(res)
+	}
+	s.persist()
+}
+
+// operationStatus answers the operation URLs; false when the path is not
+// one.
+func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, segs []string) bool {
+	var id string
+	async := false
+	n := len(segs)
+	switch {
+	case n == 8 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "providers") && strings.EqualFold(segs[4], "locations"):
+		switch strings.ToLower(segs[6]) {
+		case "operations":
+			async = true
+		case "asyncoperations", "operationresults":
+		default:
+			return false
+		}
+		id = segs[7]
+	case n == 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "operationresults"):
+		id = segs[3]
+	default:
+		return false
+	}
+	if r.Method != http.MethodGet {
+		armError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "Operations are read with GET.", "")
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	op := s.ops[id]
+	if op == nil {
+		armError(w, http.StatusNotFound, "OperationNotFound", fmt.Sprintf("The operation '%s' was not found.", id), "")
+		return true
+	}
+	s.advance(op)
+	if async {
+		body := map[string]any{"id": r.URL.Path, "name": op.ID, "status": op.Status, "startTime": op.Started.Format(time.RFC3339Nano)}
+		if op.Status == "InProgress" {
+			w.Header().Set("Retry-After", s.retryAfter())
+		} else {
+			body["endTime"] = op.Ended.Format(time.RFC3339Nano)
+		}
+		if op.Status == "Failed" {
+			body["error"] = map[string]any{"code": "OperationFailed", "message": "The operation failed (injected fault)."}
+		}
+		writeJSON(w, http.StatusOK, body)
+		return true
+	}
+	switch op.Status {
+	case "InProgress":
+		_, location := s.opURLs(r, op)
+		if location == "" {
+			location = baseURL(r) + r.URL.RequestURI()
+		}
+		w.Header().Set("Location", location)
+		w.Header().Set("Retry-After", s.retryAfter())
+		w.WriteHeader(http.StatusAccepted)
+	case "Failed":
+		// A terminal status: azcore keeps polling through 5xx.
+		armError(w, http.StatusBadRequest, "OperationFailed", "The operation failed (injected fault).", "")
+	default:
+		if res := s.resources[op.Resource]; res != nil && op.Verb != "DELETE" {
+			writeRaw(w, http.StatusOK, res.rendered)
+			return true
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	return true
+}

@@ -1,0 +1,106 @@
+package fakearm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// render computes the GET body of a resource and caches it: the desired
+// body without secret and writeOnly values, plus what the server computes.
+func (s *Server) render(res *resource) {
+	d := res.d
+	body := deepCopy(res.Desired).(map[string]any)
+	d.Walk(body, func(n descriptor.Node) bool {
+		if n.Known && (n.Class == descriptor.Secret || n.Class == descriptor.WriteOnly) {
+			delete(n.Parent, n.Key)
+			return false
+		}
+		return true
+	})
+	segs := strings.Split(res.ID, "/")
+	body["id"] = res.ID
+	body["name"] = segs[len(segs)-1]
+	body["type"] = d.ARMType
+	if _, ok := d.ClassOf("etag"); ok {
+		body["etag"] = res.ETag
+	}
+	if _, ok := d.ClassOf("systemData"); ok {
+		body["systemData"] = map[string]any{
+			"createdBy": "armature@example.com", "createdByType": "User", "createdAt": res.Created.Format(time.RFC3339Nano),
+			"lastModifiedBy": "armature@example.com", "lastModifiedByType": "User", "lastModifiedAt": res.Modified.Format(time.RFC3339Nano),
+		}
+	}
+	if _, ok := d.ClassOf("properties.provisioningState"); ok {
+		props, _ := body["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+			body["properties"] = props
+		}
+		props["provisioningState"] = res.State
+	}
+	placeholders(d, body, res)
+	b, err := json.Marshal(body)
+	if err != nil {
+		b = []byte(`{}`)
+	}
+	res.rendered = b
+}
+
+// placeholders fills the readOnly properties the table lists, outside arrays
+// and maps, with values of their JSON type, so a GET has a real GET's shape.
+func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) {
+	for _, p := range d.Properties {
+		if p.Class != descriptor.ReadOnly || strings.Contains(p.Path, "[*]") || strings.Contains(p.Path, ".*") {
+			continue
+		}
+		segs := strings.Split(p.Path, ".")
+		parent := body
+		for _, k := range segs[:len(segs)-1] {
+			next, ok := parent[k].(map[string]any)
+			if !ok {
+				parent = nil
+				break
+			}
+			parent = next
+		}
+		last := segs[len(segs)-1]
+		if parent == nil {
+			continue
+		}
+		if _, ok := parent[last]; ok {
+			continue
+		}
+		parent[last] = placeholder(p, res)
+	}
+}
+
+func placeholder(p descriptor.Property, res *resource) any {
+	last := p.Path[strings.LastIndex(p.Path, ".")+1:]
+	lower := strings.ToLower(last)
+	switch p.Type {
+	case "object":
+		return map[string]any{}
+	case "array":
+		return []any{}
+	case "boolean":
+		return false
+	case "integer", "number":
+		return 0
+	}
+	switch {
+	case strings.HasSuffix(lower, "time") || strings.HasSuffix(lower, "date") || strings.HasSuffix(lower, "at") && strings.Contains(lower, "ed"):
+		return res.Created.Format(time.RFC3339Nano)
+	case strings.HasSuffix(lower, "id"):
+		sum := sha256.Sum256([]byte(res.ID + "/" + p.Path))
+		h := hex.EncodeToString(sum[:16])
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	case strings.HasSuffix(lower, "state") || strings.HasSuffix(lower, "status"):
+		return "Succeeded"
+	}
+	return ""
+}

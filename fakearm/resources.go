@@ -1,0 +1,472 @@
+package fakearm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Provisioning states.
+const (
+	stateSucceeded = "Succeeded"
+	stateCreating  = "Creating"
+	stateUpdating  = "Updating"
+	stateDeleting  = "Deleting"
+	stateFailed    = "Failed"
+)
+
+// resource is one stored ARM resource.
+type resource struct {
+	ID         string         `json:"id"`
+	ARMType    string         `json:"armType"`
+	APIVersion string         `json:"apiVersion"`
+	Desired    map[string]any `json:"desired"`
+	ETag       string         `json:"etag"`
+	State      string         `json:"state"`
+	Created    time.Time      `json:"created"`
+	Modified   time.Time      `json:"modified"`
+	// Op is the id of the operation in flight, if any.
+	Op string `json:"op,omitempty"`
+
+	d        *descriptor.Descriptor
+	rendered []byte
+}
+
+func decodeObject(body []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	return obj, nil
+}
+
+// clean checks a request body against the property table: unknown members
+// are an error (as ARM's InvalidRequestContent), readOnly ones are dropped
+// (as ARM ignores them).
+func clean(d *descriptor.Descriptor, body map[string]any) error {
+	var bad []string
+	d.Walk(body, func(n descriptor.Node) bool {
+		switch {
+		case !n.Known:
+			bad = append(bad, n.Path)
+			return false
+		case n.Class == descriptor.ReadOnly:
+			delete(n.Parent, n.Key)
+			return false
+		}
+		return true
+	})
+	if len(bad) > 0 {
+		return &requestError{status: http.StatusBadRequest, code: "InvalidRequestContent",
+			message: fmt.Sprintf("The request content was invalid and could not be deserialized: could not find member '%s' on the request body of %s.", bad[0], d.ARMType), target: bad[0]}
+	}
+	return nil
+}
+
+type requestError struct {
+	status                int
+	code, message, target string
+}
+
+func (e *requestError) Error() string { return e.code + ": " + e.message }
+
+func (e *requestError) write(w http.ResponseWriter) {
+	armError(w, e.status, e.code, e.message, e.target)
+}
+
+// createOnlyChanges compares a stored desired body with a new one: a
+// createOnly value that is added or changed is an error; one left out of the
+// new body is carried over, as ARM keeps it.
+func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, path string) *requestError {
+	for _, k := range sortedKeys(nw) {
+		tp, c, known := d.Child(table, k)
+		p := joinPath(path, k)
+		ov, inOld := old[k]
+		if known && c == descriptor.CreateOnly {
+			if !inOld || !equalJSON(ov, nw[k]) {
+				return &requestError{status: http.StatusBadRequest, code: "PropertyChangeNotAllowed",
+					message: fmt.Sprintf("Changing property '%s' is not allowed.", p), target: p}
+			}
+			continue
+		}
+		if !known || !inOld {
+			continue
+		}
+		switch nv := nw[k].(type) {
+		case map[string]any:
+			if om, ok := ov.(map[string]any); ok {
+				if err := createOnlyChanges(d, om, nv, tp, p); err != nil {
+					return err
+				}
+			}
+		case []any:
+			if oa, ok := ov.([]any); ok {
+				for i := 0; i < len(nv) && i < len(oa); i++ {
+					nm, ok1 := nv[i].(map[string]any)
+					om, ok2 := oa[i].(map[string]any)
+					if ok1 && ok2 {
+						if err := createOnlyChanges(d, om, nm, tp+"[*]", fmt.Sprintf("%s[%d]", p, i)); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	// Carry over createOnly values the new body leaves out.
+	for _, k := range sortedKeys(old) {
+		if _, inNew := nw[k]; inNew {
+			continue
+		}
+		if _, c, known := d.Child(table, k); known && c == descriptor.CreateOnly {
+			nw[k] = old[k]
+		}
+	}
+	return nil
+}
+
+func joinPath(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func equalJSON(a, b any) bool {
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	return bytes.Equal(ab, bb) || reflect.DeepEqual(a, b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// mergePatch applies an RFC 7386 JSON merge patch.
+func mergePatch(target, patch map[string]any) map[string]any {
+	if target == nil {
+		target = map[string]any{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(target, k)
+			continue
+		}
+		if pm, ok := v.(map[string]any); ok {
+			tm, _ := target[k].(map[string]any)
+			target[k] = mergePatch(tm, pm)
+			continue
+		}
+		target[k] = v
+	}
+	return target
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}
+
+// precondition checks If-Match and If-None-Match.
+func precondition(r *http.Request, existing *resource) *requestError {
+	fail := func(msg string) *requestError {
+		return &requestError{status: http.StatusPreconditionFailed, code: "PreconditionFailed", message: msg}
+	}
+	if m := r.Header.Get("If-Match"); m != "" {
+		switch {
+		case existing == nil:
+			return fail("The resource does not exist, so If-Match cannot match.")
+		case m != "*" && strings.Trim(m, `"`) != strings.Trim(existing.ETag, `"`):
+			return fail(fmt.Sprintf("The ETag %s does not match the current ETag %s.", m, existing.ETag))
+		}
+	}
+	if m := r.Header.Get("If-None-Match"); m == "*" && existing != nil {
+		return fail("The resource already exists and If-None-Match is *.")
+	}
+	return nil
+}
+
+// checkParent returns the error for a missing parent or resource group.
+func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
+	n := len(strings.Split(d.ARMType, "/")) - 1
+	p := parentID(m.id, n, d.Scope)
+	if p == "" || s.resources[strings.ToLower(p)] != nil {
+		return nil
+	}
+	// A singleton parent (blobServices/default) exists with its own parent,
+	// as in ARM.
+	if n > 1 {
+		segs := strings.Split(strings.Trim(p, "/"), "/")
+		if pm, ok := find(s.routes, segs); ok && !pm.list {
+			for _, pd := range pm.route.byVersion {
+				if pd.Singleton != "" && s.checkParent(pm, pd) == nil {
+					return nil
+				}
+				break
+			}
+		}
+	}
+	if n == 1 {
+		segs := strings.Split(strings.Trim(p, "/"), "/")
+		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", message: fmt.Sprintf("Resource group '%s' could not be found.", segs[len(segs)-1])}
+	}
+	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound",
+		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
+}
+
+func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor, body []byte) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		armError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: "+err.Error(), "")
+		return
+	}
+	if err := clean(d, obj); err != nil {
+		err.(*requestError).write(w)
+		return
+	}
+	name := m.names[len(m.names)-1]
+	if d.Singleton != "" && !strings.EqualFold(name, d.Singleton) {
+		armError(w, http.StatusBadRequest, "InvalidResourceName", fmt.Sprintf("The name of a %s must be '%s'.", d.ARMType, d.Singleton), "name")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(m.id)
+	existing := s.resources[key]
+	if e := precondition(r, existing); e != nil {
+		e.write(w)
+		return
+	}
+	if e := s.checkParent(m, d); e != nil {
+		e.write(w)
+		return
+	}
+	if existing != nil {
+		if existing.State == stateDeleting {
+			armError(w, http.StatusConflict, "Conflict", fmt.Sprintf("The resource '%s' is being deleted.", m.id), "")
+			return
+		}
+		if e := createOnlyChanges(d, existing.Desired, obj, "", ""); e != nil {
+			e.write(w)
+			return
+		}
+	}
+	now := s.opts.Now().UTC()
+	res := &resource{ID: m.id, ARMType: d.ARMType, APIVersion: d.APIVersion, Desired: obj, ETag: newETag(), State: stateSucceeded, Created: now, Modified: now, d: d}
+	if existing != nil {
+		res.Created = existing.Created
+		res.ID = existing.ID
+	}
+	s.write(w, r, res, existing == nil, "PUT")
+}
+
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor, body []byte) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		armError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: "+err.Error(), "")
+		return
+	}
+	if err := clean(d, obj); err != nil {
+		err.(*requestError).write(w)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	existing := s.resources[strings.ToLower(m.id)]
+	if e := precondition(r, existing); e != nil {
+		e.write(w)
+		return
+	}
+	if existing == nil || existing.State == stateDeleting {
+		notFound(w, m, d)
+		return
+	}
+	merged := mergePatch(deepCopy(existing.Desired).(map[string]any), obj)
+	if e := createOnlyChanges(d, existing.Desired, merged, "", ""); e != nil {
+		e.write(w)
+		return
+	}
+	res := *existing
+	res.Desired, res.ETag, res.Modified, res.State, res.rendered = merged, newETag(), s.opts.Now().UTC(), stateSucceeded, nil
+	s.write(w, r, &res, false, "PATCH")
+}
+
+// write stores a created or updated resource and answers the PUT or PATCH,
+// starting a long-running operation when the verb is one.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, created bool, verb string) {
+	d := res.d
+	lro, fsv := longRunning(d, verb)
+	var op *operation
+	if lro {
+		res.State = stateUpdating
+		if created {
+			res.State = stateCreating
+		}
+		op = s.startOp(res, verb, style(d, verb, fsv))
+		res.Op = op.ID
+	}
+	s.resources[strings.ToLower(res.ID)] = res
+	s.render(res)
+	s.persist()
+	status := http.StatusOK
+	if created && createdStatus(d) == http.StatusCreated {
+		status = http.StatusCreated
+	}
+	w.Header().Set("ETag", res.ETag)
+	if op == nil {
+		writeRaw(w, status, res.rendered)
+		return
+	}
+	s.opHeaders(w, r, op)
+	if op.Style == styleLocation {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeRaw(w, status, res.rendered)
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor) {
+	key := strings.ToLower(m.id)
+	s.mu.RLock()
+	res := s.resources[key]
+	busy := res != nil && res.Op != ""
+	var body []byte
+	var etag string
+	if res != nil {
+		body, etag = res.rendered, res.ETag
+	}
+	s.mu.RUnlock()
+	if busy {
+		// Observing a resource moves its operation on, as time would.
+		s.mu.Lock()
+		if res = s.resources[key]; res != nil && res.Op != "" {
+			if op := s.ops[res.Op]; op != nil {
+				s.advance(op)
+			}
+		}
+		if res = s.resources[key]; res != nil {
+			body, etag = res.rendered, res.ETag
+		}
+		s.mu.Unlock()
+	}
+	if res == nil {
+		notFound(w, m, d)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	writeRaw(w, http.StatusOK, body)
+}
+
+func notFound(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
+	name := m.names[len(m.names)-1]
+	if strings.EqualFold(d.ARMType, "Microsoft.Resources/resourceGroups") {
+		armError(w, http.StatusNotFound, "ResourceGroupNotFound", fmt.Sprintf("Resource group '%s' could not be found.", name), "")
+		return
+	}
+	armError(w, http.StatusNotFound, "ResourceNotFound", fmt.Sprintf("The Resource '%s/%s' was not found.", d.ARMType, strings.Join(m.names, "/")), "")
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(m.id)
+	res := s.resources[key]
+	if e := precondition(r, res); e != nil {
+		e.write(w)
+		return
+	}
+	if res == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	lro, fsv := longRunning(d, "DELETE")
+	if !lro {
+		s.remove(key)
+		s.persist()
+		w.WriteHeader(deletedStatus(d))
+		return
+	}
+	if res.State == stateDeleting && res.Op != "" {
+		if op := s.ops[res.Op]; op != nil {
+			s.opHeaders(w, r, op)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
+	res.State = stateDeleting
+	op := s.startOp(res, "DELETE", style(d, "DELETE", fsv))
+	res.Op = op.ID
+	s.render(res)
+	s.persist()
+	s.opHeaders(w, r, op)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// remove deletes a resource and everything below it.
+func (s *Server) remove(key string) {
+	delete(s.resources, key)
+	prefix := key + "/"
+	for k := range s.resources {
+		if strings.HasPrefix(k, prefix) {
+			delete(s.resources, k)
+		}
+	}
+}
+
+func (s *Server) list(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
+	prefix := strings.ToLower(m.id) + "/"
+	s.mu.RLock()
+	var keys []string
+	for k, res := range s.resources {
+		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "/") && strings.EqualFold(res.ARMType, d.ARMType) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteString(`{"value":[`)
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(s.resources[k].rendered)
+	}
+	b.WriteString(`]}`)
+	s.mu.RUnlock()
+	writeRaw(w, http.StatusOK, b.Bytes())
+}
+
+func newETag() string { return `W/"` + newID() + `"` }

@@ -1,0 +1,416 @@
+package fakearm
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Options configure a Server. The zero value of every field means its
+// default.
+type Options struct {
+	// Token, when set, is the only bearer token accepted. Defaults to
+	// accepting any bearer token.
+	Token string
+	// LROPolls is how many polls of an operation answer InProgress before
+	// it ends. Defaults to 1.
+	LROPolls int
+	// RetryAfter is the Retry-After of LRO responses. Defaults to 1s; a
+	// negative value sends Retry-After: 0.
+	RetryAfter time.Duration
+	// QuotaWindow is the window the rate-limit budgets refill in. Defaults
+	// to one minute.
+	QuotaWindow time.Duration
+	// ReadBudget, WriteBudget and DeleteBudget are the requests allowed per
+	// subscription per window. Default to 100000, 10000 and 10000.
+	ReadBudget, WriteBudget, DeleteBudget int
+	// StateFile, when set, is where resources are saved after every write
+	// and loaded from at start.
+	StateFile string
+	// Faults are the faults injected from the start.
+	Faults Faults
+	// Seed seeds fault injection. Defaults to 1, so runs repeat.
+	Seed uint64
+	// JournalSize is how many journal entries are kept. Defaults to 100000.
+	JournalSize int
+	// Now returns the time. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Faults are injected failures. Rates are shares of matching requests,
+// from 0 to 1.
+type Faults struct {
+	// ThrottleRate answers 429 TooManyRequests with Retry-After.
+	ThrottleRate float64 `json:"throttleRate,omitempty"`
+	// ThrottleNext answers the next N matching requests with 429.
+	ThrottleNext int `json:"throttleNext,omitempty"`
+	// ThrottleRetryAfterSeconds is the Retry-After of injected 429s
+	// (default 1).
+	ThrottleRetryAfterSeconds int `json:"throttleRetryAfterSeconds,omitempty"`
+	// ErrorRate answers ErrorStatus (default 500).
+	ErrorRate   float64 `json:"errorRate,omitempty"`
+	ErrorStatus int     `json:"errorStatus,omitempty"`
+	// LatencyMillis is added to every matching request.
+	LatencyMillis int `json:"latencyMillis,omitempty"`
+	// DropRate closes the connection without an answer.
+	DropRate float64 `json:"dropRate,omitempty"`
+	// FailLROs makes operations started while it is set end Failed.
+	FailLROs bool `json:"failLROs,omitempty"`
+	// Methods limits the faults to these HTTP methods (all when empty).
+	Methods []string `json:"methods,omitempty"`
+	// PathContains limits the faults to paths containing it.
+	PathContains string `json:"pathContains,omitempty"`
+}
+
+// Entry is one journaled request.
+type Entry struct {
+	Time    time.Time `json:"time"`
+	Method  string    `json:"method"`
+	Path    string    `json:"path"`
+	Query   string    `json:"query,omitempty"`
+	Status  int       `json:"status"`
+	ARMType string    `json:"armType,omitempty"`
+	Body    string    `json:"body,omitempty"`
+}
+
+// Server is the emulator. It is an http.Handler.
+type Server struct {
+	opts   Options
+	routes []*route
+
+	mu        sync.RWMutex
+	resources map[string]*resource // lower-case id
+	ops       map[string]*operation
+
+	fmu    sync.Mutex
+	faults Faults
+	rng    *mrand.Rand
+
+	jmu     sync.Mutex
+	journal []Entry
+	jnext   int
+	jfull   bool
+
+	counts sync.Map // "METHOD" and "METHOD STATUS" → *atomic.Int64
+
+	qmu   sync.Mutex
+	quota map[string]*budget // subscription → budget
+}
+
+// New returns a Server for the resource types of descs.
+func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
+	if opts.LROPolls <= 0 {
+		opts.LROPolls = 1
+	}
+	if opts.RetryAfter == 0 {
+		opts.RetryAfter = time.Second
+	}
+	if opts.QuotaWindow <= 0 {
+		opts.QuotaWindow = time.Minute
+	}
+	if opts.ReadBudget <= 0 {
+		opts.ReadBudget = 100000
+	}
+	if opts.WriteBudget <= 0 {
+		opts.WriteBudget = 10000
+	}
+	if opts.DeleteBudget <= 0 {
+		opts.DeleteBudget = 10000
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.JournalSize <= 0 {
+		opts.JournalSize = 100000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{
+		opts:      opts,
+		routes:    newRoutes(descs),
+		resources: map[string]*resource{},
+		ops:       map[string]*operation{},
+		faults:    opts.Faults,
+		rng:       mrand.New(mrand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		journal:   make([]Entry, opts.JournalSize),
+		quota:     map[string]*budget{},
+	}
+	if opts.StateFile != "" {
+		if err := s.load(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// SetFaults replaces the injected faults.
+func (s *Server) SetFaults(f Faults) {
+	s.fmu.Lock()
+	s.faults = f
+	s.fmu.Unlock()
+}
+
+// CurrentFaults returns the injected faults.
+func (s *Server) CurrentFaults() Faults {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	return s.faults
+}
+
+// Journal returns the journaled requests, oldest first.
+func (s *Server) Journal() []Entry {
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	if !s.jfull {
+		return append([]Entry(nil), s.journal[:s.jnext]...)
+	}
+	return append(append([]Entry(nil), s.journal[s.jnext:]...), s.journal[:s.jnext]...)
+}
+
+// ResetJournal forgets the journal and the counters.
+func (s *Server) ResetJournal() {
+	s.jmu.Lock()
+	s.jnext, s.jfull = 0, false
+	s.jmu.Unlock()
+	s.counts.Range(func(k, _ any) bool { s.counts.Delete(k); return true })
+}
+
+// Count returns how many requests were answered for a key: a method
+// ("PUT"), or a method and status ("PUT 201").
+func (s *Server) Count(key string) int64 {
+	if v, ok := s.counts.Load(key); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// Counts returns every counter.
+func (s *Server) Counts() map[string]int64 {
+	out := map[string]int64{}
+	s.counts.Range(func(k, v any) bool { out[k.(string)] = v.(*atomic.Int64).Load(); return true })
+	return out
+}
+
+func (s *Server) count(key string) {
+	v, ok := s.counts.Load(key)
+	if !ok {
+		v, _ = s.counts.LoadOrStore(key, new(atomic.Int64))
+	}
+	v.(*atomic.Int64).Add(1)
+}
+
+// maxJournalBody is how much of a request body the journal keeps.
+const maxJournalBody = 64 << 10
+
+func (s *Server) record(r *http.Request, status int, armType string, body []byte) {
+	s.count(r.Method)
+	s.count(r.Method + " " + strconv.Itoa(status))
+	if len(body) > maxJournalBody {
+		body = body[:maxJournalBody]
+	}
+	e := Entry{Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, ARMType: armType, Body: string(body)}
+	s.jmu.Lock()
+	s.journal[s.jnext] = e
+	s.jnext++
+	if s.jnext == len(s.journal) {
+		s.jnext, s.jfull = 0, true
+	}
+	s.jmu.Unlock()
+}
+
+// recorder captures the status for the journal.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP answers one ARM request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_admin/") {
+		s.admin(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err != nil {
+		return
+	}
+	rec := &recorder{ResponseWriter: w}
+	armType := ""
+	defer func() {
+		if rec.status != 0 {
+			s.record(r, rec.status, armType, body)
+		}
+	}()
+	h := rec.Header()
+	h.Set("x-ms-request-id", newID())
+	h.Set("x-ms-correlation-request-id", h.Get("x-ms-request-id"))
+	if cid := r.Header.Get("x-ms-client-request-id"); cid != "" {
+		h.Set("x-ms-client-request-id", cid)
+	}
+	if s.inject(rec, r) {
+		return
+	}
+	if !s.authorized(r) {
+		armError(rec, http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing or the bearer token is not accepted.", "")
+		return
+	}
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if s.operationStatus(rec, r, segs) {
+		return
+	}
+	m, ok := find(s.routes, segs)
+	if !ok {
+		armError(rec, http.StatusNotFound, "InvalidResourceType", fmt.Sprintf("The resource type of '%s' could not be found in the namespaces this emulator serves.", r.URL.Path), "")
+		return
+	}
+	armType = m.route.armType
+	d, ok := m.route.byVersion[r.URL.Query().Get("api-version")]
+	if !ok {
+		armError(rec, http.StatusBadRequest, "InvalidApiVersionParameter", fmt.Sprintf("The api-version '%s' is invalid. The supported versions are '%s'.", r.URL.Query().Get("api-version"), strings.Join(m.route.versions, ",")), "")
+		return
+	}
+	if !s.spend(rec, r, segs) {
+		return
+	}
+	switch {
+	case m.list && r.Method == http.MethodGet:
+		s.list(rec, m, d)
+	case m.list:
+		armError(rec, http.StatusMethodNotAllowed, "MethodNotAllowed", r.Method+" is not allowed on a collection.", "")
+	case r.Method == http.MethodGet:
+		s.get(rec, r, m, d)
+	case r.Method == http.MethodPut:
+		s.put(rec, r, m, d, body)
+	case r.Method == http.MethodPatch && d.HasVerb("PATCH"):
+		s.patch(rec, r, m, d, body)
+	case r.Method == http.MethodDelete && d.HasVerb("DELETE"):
+		s.delete(rec, r, m, d)
+	default:
+		armError(rec, http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("The method %s is not allowed for %s.", r.Method, d.ARMType), "")
+	}
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || token == "" {
+		return false
+	}
+	return s.opts.Token == "" || token == s.opts.Token
+}
+
+// inject applies the configured faults; true means the request was answered.
+func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
+	s.fmu.Lock()
+	f := s.faults
+	applies := len(f.Methods) == 0
+	for _, m := range f.Methods {
+		applies = applies || strings.EqualFold(m, r.Method)
+	}
+	applies = applies && strings.Contains(r.URL.Path, f.PathContains)
+	var drop, throttle, fail bool
+	if applies {
+		drop = s.rng.Float64() < f.DropRate
+		throttle = s.rng.Float64() < f.ThrottleRate
+		fail = s.rng.Float64() < f.ErrorRate
+		if s.faults.ThrottleNext > 0 {
+			s.faults.ThrottleNext--
+			throttle = true
+		}
+	}
+	s.fmu.Unlock()
+	if !applies {
+		return false
+	}
+	if f.LatencyMillis > 0 {
+		time.Sleep(time.Duration(f.LatencyMillis) * time.Millisecond)
+	}
+	switch {
+	case drop:
+		if hj, ok := w.(*recorder).ResponseWriter.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return true
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case throttle:
+		ra := f.ThrottleRetryAfterSeconds
+		if ra <= 0 {
+			ra = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
+		armError(w, http.StatusTooManyRequests, "TooManyRequests", "The request is being throttled (injected fault).", "")
+		return true
+	case fail:
+		status := f.ErrorStatus
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		armError(w, status, "InternalServerError", "The server encountered an internal error (injected fault).", "")
+		return true
+	}
+	return false
+}
+
+// armError writes ARM's error body.
+func armError(w http.ResponseWriter, status int, code, message, target string) {
+	body := map[string]any{"code": code, "message": message}
+	if target != "" {
+		body["target"] = target
+	}
+	if code == "ResourceNotFound" || code == "ResourceGroupNotFound" {
+		w.Header().Set("x-ms-failure-cause", "gateway")
+	}
+	writeJSON(w, status, map[string]any{"error": body})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"code":"InternalServerError","message":"encode"}}`)
+	}
+	writeRaw(w, status, b)
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

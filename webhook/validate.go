@@ -1,0 +1,414 @@
+package webhook
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// The operator fields of every spec (see api/core and DESIGN.md).
+const (
+	fieldAzureName  = "azureName"
+	fieldOwner      = "owner"
+	fieldResourceID = "resourceID"
+)
+
+// Details of the field errors. Each says what is wrong and what to do.
+const (
+	createOnlyDetail = "field is create-only (was %s, now %s); delete and recreate the resource to change it"
+	immutableDetail  = "field cannot change once the resource exists in Azure (status.id is set; was %s, now %s); " +
+		"delete and recreate the custom resource to change it"
+	readOnlyDetail = "field is read-only: Azure sets it and the operator reports it in status; remove it from spec"
+	secretDetail   = "must be a Secret key reference {name: <Secret name>, key: <key>} (the value given is not shown); " +
+		"put the value in a Secret in the same namespace and reference it"
+	ownerBothDetail  = "set one of owner.name and owner.armId, not both"
+	ownerShapeDetail = "must be {name: <custom resource>} or {armId: <ARM id>}"
+	ownerNameDetail  = "the owner of a %s is a %s, which this operator does not manage as a custom resource; set owner.armId instead"
+	ownerTypeDetail  = "names a %s; the owner of a %s must be a %s"
+	armIDDetail      = "is not an ARM resource id: %v"
+	resourceIDDetail = "names a %s; a %s can only adopt a %s"
+	singletonDetail  = "a %s is a singleton: its name in Azure is always %q; remove azureName or set it to %q"
+)
+
+// checker collects the field errors of one validation.
+type checker struct {
+	d    *descriptor.Descriptor
+	errs field.ErrorList
+}
+
+// validate runs the Descriptor-driven checks on a decoded object; old is nil
+// on create.
+//
+// An update that leaves spec unchanged is not checked (ratcheting): the
+// operator's own metadata and finalizer updates must go through even for an
+// object stored before the webhook was installed.
+func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field.ErrorList {
+	spec := obj["spec"]
+	c := &checker{d: k.d}
+	sp := field.NewPath("spec")
+	if op == admissionv1.Update {
+		oldSpec := old["spec"]
+		if equal(oldSpec, spec) {
+			return nil
+		}
+		c.createOnly(k.tree, sp, oldSpec, spec)
+		if id := str(old["status"], "id"); id != "" {
+			c.operatorFields(sp, old, obj)
+		}
+	}
+	c.readOnly(k.tree, sp, spec)
+	c.secrets(k.tree, sp, spec)
+	c.owner(sp.Child(fieldOwner), spec)
+	c.resourceID(sp.Child(fieldResourceID), spec)
+	c.singleton(sp.Child(fieldAzureName), spec)
+	return c.errs
+}
+
+// createOnly compares old and cur below n, which is not create-only itself,
+// descending only into subtrees that hold create-only paths. Array items
+// are paired by name or index (pairItems), map values by key; an item or
+// value present on one side only was added or removed, which its array or
+// map allows. A property present on one side only is a change.
+func (c *checker) createOnly(n *node, p *field.Path, old, cur any) {
+	for _, seg := range n.order {
+		ch := n.children[seg]
+		if !ch.createOnlyBelow {
+			continue
+		}
+		switch seg {
+		case itemsSegment:
+			oa, _ := old.([]any)
+			na, _ := cur.([]any)
+			pairs, _ := pairItems(oa, na)
+			for _, pr := range pairs {
+				c.compare(ch, p.Index(pr.cur), oa[pr.old], na[pr.cur], true, true)
+			}
+		case valuesSegment:
+			om, _ := old.(map[string]any)
+			nm, _ := cur.(map[string]any)
+			for _, key := range sortedKeys(nm) {
+				if ov, ok := om[key]; ok {
+					c.compare(ch, p.Key(key), ov, nm[key], true, true)
+				}
+			}
+		default:
+			ov, ook := lookup(old, seg)
+			nv, nok := lookup(cur, seg)
+			if ook || nok {
+				c.compare(ch, p.Child(seg), ov, nv, ook, nok)
+			}
+		}
+	}
+}
+
+// compare checks the value at n: frozen when n is create-only, else the
+// create-only paths below it.
+func (c *checker) compare(n *node, p *field.Path, old, cur any, oldOK, curOK bool) {
+	if n.class == descriptor.CreateOnly {
+		c.frozen(n, p, old, cur, oldOK, curOK, false)
+		return
+	}
+	c.createOnly(n, p, old, cur)
+}
+
+// frozen reports where a create-only value changed: at the deepest object
+// property that differs, at an array item paired by name or index, or at
+// the whole array when items were added, removed or renamed, or are not
+// objects. n may be nil below the table's paths; everything under a
+// create-only path is create-only. inSecret is true below a secret or
+// write-only path: such values, and values holding one, are never shown.
+func (c *checker) frozen(n *node, p *field.Path, old, cur any, oldOK, curOK, inSecret bool) {
+	hide := inSecret || (n != nil && n.secretBelow)
+	inSecret = inSecret || n.isSecret()
+	if oldOK != curOK {
+		c.changed(p, old, cur, oldOK, curOK, hide)
+		return
+	}
+	if !oldOK || equal(old, cur) {
+		return
+	}
+	switch o := old.(type) {
+	case map[string]any:
+		nm, ok := cur.(map[string]any)
+		if !ok {
+			c.changed(p, old, cur, true, true, hide)
+			return
+		}
+		for _, key := range unionKeys(o, nm) {
+			ov, ook := o[key]
+			nv, nok := nm[key]
+			c.frozen(n.child(key), childPath(n, p, key), ov, nv, ook, nok, inSecret)
+		}
+	case []any:
+		na, ok := cur.([]any)
+		if !ok || !allObjects(o) || !allObjects(na) {
+			c.changed(p, old, cur, true, true, hide)
+			return
+		}
+		pairs, same := pairItems(o, na)
+		if !same {
+			c.changed(p, old, cur, true, true, hide)
+			return
+		}
+		items := n.items()
+		for _, pr := range pairs {
+			c.frozen(items, p.Index(pr.cur), o[pr.old], na[pr.cur], true, true, inSecret)
+		}
+	default:
+		c.changed(p, old, cur, true, true, hide)
+	}
+}
+
+// changed adds the create-only error for p.
+func (c *checker) changed(p *field.Path, old, cur any, oldOK, curOK, hide bool) {
+	c.errs = append(c.errs, field.Forbidden(p, fmt.Sprintf(createOnlyDetail, render(old, oldOK, hide), render(cur, curOK, hide))))
+}
+
+// operatorFields refuses a change of azureName, owner or resourceID once the
+// resource exists in Azure. azureName compares as the name the reconciler
+// uses, so defaulting an absent azureName to that name is no change.
+func (c *checker) operatorFields(sp *field.Path, old, obj map[string]any) {
+	oa, na := c.azureName(old), c.azureName(obj)
+	if oa != na {
+		c.errs = append(c.errs, field.Forbidden(sp.Child(fieldAzureName), fmt.Sprintf(immutableDetail, render(oa, oa != "", false), render(na, na != "", false))))
+	}
+	for _, f := range []string{fieldOwner, fieldResourceID} {
+		ov, ook := lookupSet(old["spec"], f)
+		nv, nok := lookupSet(obj["spec"], f)
+		if ook != nok || !equal(ov, nv) {
+			c.errs = append(c.errs, field.Forbidden(sp.Child(f), fmt.Sprintf(immutableDetail, render(ov, ook, false), render(nv, nok, false))))
+		}
+	}
+}
+
+// azureName is the name of the object in Azure: spec.azureName, else the
+// singleton name, else metadata.name.
+func (c *checker) azureName(obj map[string]any) string {
+	if n := str(obj["spec"], fieldAzureName); n != "" {
+		return n
+	}
+	if c.d.Singleton != "" {
+		return c.d.Singleton
+	}
+	return str(obj["metadata"], "name")
+}
+
+// readOnly refuses any value at a read-only path.
+func (c *checker) readOnly(n *node, p *field.Path, v any) {
+	for _, seg := range n.order {
+		ch := n.children[seg]
+		if !ch.readOnlyBelow {
+			continue
+		}
+		each(seg, p, v, func(p *field.Path, v any) {
+			if ch.class == descriptor.ReadOnly {
+				c.errs = append(c.errs, field.Forbidden(p, readOnlyDetail))
+				return
+			}
+			c.readOnly(ch, p, v)
+		})
+	}
+}
+
+// secrets requires a Secret key reference, {name, key} and nothing else, at
+// every path that holds one. The value given is never echoed.
+func (c *checker) secrets(n *node, p *field.Path, v any) {
+	for _, seg := range n.order {
+		ch := n.children[seg]
+		if !ch.secretBelow {
+			continue
+		}
+		each(seg, p, v, func(p *field.Path, v any) {
+			if ch.secretRef {
+				if !isSecretRef(v) {
+					c.errs = append(c.errs, field.Invalid(p, field.OmitValueType{}, secretDetail))
+				}
+				return
+			}
+			c.secrets(ch, p, v)
+		})
+	}
+}
+
+// isSecretRef reports whether v is {name: non-empty, key: non-empty}.
+func isSecretRef(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 2 {
+		return false
+	}
+	return str(m, "name") != "" && str(m, "key") != ""
+}
+
+// owner checks that spec.owner names one owner, of the Descriptor's owner
+// type: a custom resource only when the owner kind is generated, an ARM id
+// only of the owner's ARM type.
+func (c *checker) owner(p *field.Path, spec any) {
+	v, ok := lookupSet(spec, fieldOwner)
+	if !ok {
+		return
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		c.errs = append(c.errs, field.Invalid(p, v, ownerShapeDetail))
+		return
+	}
+	name, armID := str(m, "name"), str(m, "armId")
+	switch {
+	case name != "" && armID != "":
+		c.errs = append(c.errs, field.Invalid(p, v, ownerBothDetail))
+	case name != "" && c.d.OwnerKind == "" && c.d.OwnerARMType != "":
+		c.errs = append(c.errs, field.Invalid(p.Child("name"), name, fmt.Sprintf(ownerNameDetail, c.d.Kind, c.d.OwnerARMType)))
+	case armID != "":
+		typ, err := armType(armID)
+		switch {
+		case err != nil:
+			c.errs = append(c.errs, field.Invalid(p.Child("armId"), armID, fmt.Sprintf(armIDDetail, err)))
+		case c.d.OwnerARMType != "" && !strings.EqualFold(typ, c.d.OwnerARMType):
+			c.errs = append(c.errs, field.Invalid(p.Child("armId"), armID, fmt.Sprintf(ownerTypeDetail, typ, c.d.Kind, c.d.OwnerARMType)))
+		}
+	}
+}
+
+// resourceID checks that an adopted resource is of the kind's ARM type.
+func (c *checker) resourceID(p *field.Path, spec any) {
+	id := str(spec, fieldResourceID)
+	if id == "" {
+		return
+	}
+	typ, err := armType(id)
+	switch {
+	case err != nil:
+		c.errs = append(c.errs, field.Invalid(p, id, fmt.Sprintf(armIDDetail, err)))
+	case !strings.EqualFold(typ, c.d.ARMType):
+		c.errs = append(c.errs, field.Invalid(p, id, fmt.Sprintf(resourceIDDetail, typ, c.d.Kind, c.d.ARMType)))
+	}
+}
+
+// singleton checks the azureName of a singleton kind.
+func (c *checker) singleton(p *field.Path, spec any) {
+	name := str(spec, fieldAzureName)
+	if c.d.Singleton == "" || name == "" || strings.EqualFold(name, c.d.Singleton) {
+		return
+	}
+	c.errs = append(c.errs, field.Invalid(p, name, fmt.Sprintf(singletonDetail, c.d.ARMType, c.d.Singleton, c.d.Singleton)))
+}
+
+// each calls fn for the values a segment selects in v: the property, every
+// array item or every map value (in key order), with its path.
+func each(seg string, p *field.Path, v any, fn func(*field.Path, any)) {
+	switch seg {
+	case itemsSegment:
+		a, _ := v.([]any)
+		for i, item := range a {
+			fn(p.Index(i), item)
+		}
+	case valuesSegment:
+		m, _ := v.(map[string]any)
+		for _, k := range sortedKeys(m) {
+			fn(p.Key(k), m[k])
+		}
+	default:
+		if e, ok := lookup(v, seg); ok {
+			fn(p.Child(seg), e)
+		}
+	}
+}
+
+// childPath is the path of key below p: a map key when n describes a map,
+// else a property.
+func childPath(n *node, p *field.Path, key string) *field.Path {
+	if n != nil && n.children[key] == nil && n.children[valuesSegment] != nil {
+		return p.Key(key)
+	}
+	return p.Child(key)
+}
+
+// lookupSet is lookup that counts null and "" as absent, as the operator
+// fields are omitempty.
+func lookupSet(m any, key string) (any, bool) {
+	v, ok := lookup(m, key)
+	if !ok || v == nil || v == "" {
+		return nil, false
+	}
+	return v, true
+}
+
+// pair is an old and a new index of the same array item.
+type pair struct{ old, cur int }
+
+// pairItems pairs the items of two arrays: by their name field when every
+// item on both sides is an object with a distinct, non-empty string name,
+// else by index. same is true when every item has a partner.
+func pairItems(old, cur []any) (pairs []pair, same bool) {
+	if on, ok := itemNames(old); ok {
+		if nn, ok := itemNames(cur); ok {
+			for name, i := range nn {
+				if j, found := on[name]; found {
+					pairs = append(pairs, pair{old: j, cur: i})
+				}
+			}
+			sort.Slice(pairs, func(a, b int) bool { return pairs[a].cur < pairs[b].cur })
+			return pairs, len(pairs) == len(old) && len(pairs) == len(cur)
+		}
+	}
+	n := min(len(old), len(cur))
+	pairs = make([]pair, n)
+	for i := range n {
+		pairs[i] = pair{old: i, cur: i}
+	}
+	return pairs, len(old) == len(cur)
+}
+
+// itemNames maps each item's name to its index, or returns false when the
+// items cannot be paired by name.
+func itemNames(items []any) (map[string]int, bool) {
+	names := make(map[string]int, len(items))
+	for i, item := range items {
+		name := str(item, "name")
+		if name == "" {
+			return nil, false
+		}
+		if _, dup := names[name]; dup {
+			return nil, false
+		}
+		names[name] = i
+	}
+	return names, len(items) > 0
+}
+
+// allObjects reports whether every item is a JSON object.
+func allObjects(items []any) bool {
+	for _, item := range items {
+		if _, ok := item.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// unionKeys returns the keys of a and b, sorted, once each.
+func unionKeys(a, b map[string]any) []string {
+	keys := sortedKeys(a)
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
