@@ -43,6 +43,7 @@ func (s *Server) render(res *resource) {
 		}
 		props["provisioningState"] = res.State
 	}
+	serverDefaults(d, body)
 	placeholders(d, body, res)
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -103,4 +104,36 @@ func placeholder(p descriptor.Property, res *resource) any {
 		return "Succeeded"
 	}
 	return ""
+}
+
+// serverDefaults adds the values ARM fills in for properties a request
+// left out (learned by the generator from real responses).
+func serverDefaults(d *descriptor.Descriptor, body map[string]any) {
+	for _, sd := range d.ServerDefaults {
+		segs := strings.Split(sd.Path, ".")
+		parent := body
+		for _, k := range segs[:len(segs)-1] {
+			next, ok := parent[k].(map[string]any)
+			if !ok {
+				if _, exists := parent[k]; exists {
+					parent = nil
+					break
+				}
+				next = map[string]any{}
+				parent[k] = next
+			}
+			parent = next
+		}
+		last := segs[len(segs)-1]
+		if parent == nil {
+			continue
+		}
+		if _, ok := parent[last]; ok {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(sd.JSON), &v); err == nil {
+			parent[last] = v
+		}
+	}
 }

@@ -146,7 +146,7 @@ func Generate(opts Options) (*Result, error) {
 	if opts.OutDir == "" {
 		return nil, fmt.Errorf("generator: OutDir is required")
 	}
-	extra, notes := samples(a, opts.SpecRoot)
+	extra, notes := learnFromExamples(a, opts.SpecRoot)
 	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
 	if err != nil {
 		return nil, err

@@ -12,10 +12,11 @@ import (
 	"github.com/armature-dev/armature/generator/model"
 )
 
-// samples makes one sample custom resource per kind from the first PUT
-// example (by title) of its swagger: samples/<group>_<version>_<kind>.yaml.
-// Kinds without examples get none.
-func samples(a *Analysis, root string) (map[string][]byte, []string) {
+// learnFromExamples reads the PUT examples of every kind: it makes one
+// sample custom resource per kind from the first example (by title),
+// samples/<group>_<version>_<kind>.yaml, and sets the kind's server defaults
+// (the values ARM's responses add). Kinds without examples get neither.
+func learnFromExamples(a *Analysis, root string) (map[string][]byte, []string) {
 	out := map[string][]byte{}
 	var notes []string
 	for _, p := range a.Model.Packages {
@@ -23,6 +24,10 @@ func samples(a *Analysis, root string) (map[string][]byte, []string) {
 			exs, errs := examples.Load(root, k.Resource)
 			for _, err := range errs {
 				notes = append(notes, "example skipped: "+err.Error())
+			}
+			k.ServerDefaults = nil
+			for _, d := range examples.ServerDefaults(k.Table, exs) {
+				k.ServerDefaults = append(k.ServerDefaults, model.ServerDefault{Path: d.Path, JSON: d.JSON})
 			}
 			if len(exs) == 0 {
 				continue

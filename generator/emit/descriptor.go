@@ -110,6 +110,14 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if acts := actions(r.Actions); acts != nil {
 		d[jen.Id("Actions")] = acts
 	}
+	if len(k.ServerDefaults) > 0 {
+		d[jen.Id("ServerDefaults")] = jen.Index().Qual(pathDescriptors, "ServerDefault").ValuesFunc(func(g *jen.Group) {
+			for _, sd := range k.ServerDefaults {
+				g.Line().Values(jen.Dict{jen.Id("Path"): jen.Lit(sd.Path), jen.Id("JSON"): jen.Lit(sd.JSON)})
+			}
+			g.Line()
+		})
+	}
 	if acts := actions(r.StatusGETs); acts != nil {
 		d[jen.Id("StatusGETs")] = acts
 	}

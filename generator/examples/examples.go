@@ -297,3 +297,90 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// Default is a value ARM fills in when a request leaves the property out.
+type Default struct {
+	Path string
+	// JSON is the value, as JSON.
+	JSON string
+}
+
+// ServerDefaults learns, from real examples, the values ARM fills in: a
+// property (outside arrays and maps) that a 200/201 response body has and
+// its request left out, with a scalar or empty value that every example
+// showing it agrees on. ReadOnly properties are left to the emulator's own
+// placeholders, secrets and writeOnly ones are never returned.
+//
+// Where examples disagree (a default that depends on other settings), the
+// most frequent value is used, so the property is at least present.
+func ServerDefaults(t *classify.Table, exs []Example) []Default {
+	seen := map[string]map[string]int{}
+	for _, ex := range exs {
+		resp, _ := ex.Responses["200"].(map[string]any)
+		if resp == nil {
+			resp, _ = ex.Responses["201"].(map[string]any)
+		}
+		if resp == nil {
+			continue
+		}
+		collectDefaults(t, resp, ex.Body, "", seen)
+	}
+	paths := make([]string, 0, len(seen))
+	for p := range seen {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []Default
+	for _, p := range paths {
+		best, n := "", 0
+		for v, c := range seen[p] {
+			if c > n || c == n && v < best {
+				best, n = v, c
+			}
+		}
+		out = append(out, Default{Path: p, JSON: best})
+	}
+	return out
+}
+
+func collectDefaults(t *classify.Table, resp, req map[string]any, prefix string, seen map[string]map[string]int) {
+	for k, v := range resp {
+		p := join(prefix, k)
+		c, known := t.Class(p)
+		if !known || c == classify.ReadOnly || c == classify.Secret || c == classify.WriteOnly {
+			continue
+		}
+		rv, inReq := req[k]
+		if inReq {
+			if rm, ok := rv.(map[string]any); ok {
+				if vm, ok := v.(map[string]any); ok {
+					collectDefaults(t, vm, rm, p, seen)
+				}
+			}
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) > 0 {
+				collectDefaults(t, x, map[string]any{}, p, seen)
+				continue
+			}
+		case []any:
+			if len(x) > 0 {
+				continue
+			}
+		case string:
+			if strings.Contains(x, "/") {
+				continue // ids and URLs name the example's resources
+			}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		if seen[p] == nil {
+			seen[p] = map[string]int{}
+		}
+		seen[p][string(b)]++
+	}
+}

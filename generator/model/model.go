@@ -55,7 +55,13 @@ type Kind struct {
 	CreateOnly []Validation
 	// SecretPaths are the spec paths that hold Secret references.
 	SecretPaths []string
+	// ServerDefaults are values ARM fills in when a request leaves them
+	// out (set by the generator from the examples).
+	ServerDefaults []ServerDefault
 }
+
+// ServerDefault is a property value ARM fills in.
+type ServerDefault struct{ Path, JSON string }
 
 // Validation is a CEL rule with its message and field path.
 type Validation struct {

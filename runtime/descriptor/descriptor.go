@@ -100,6 +100,17 @@ type Descriptor struct {
 	Actions []Action
 	// StatusGETs are extra GETs whose results are joined into status.
 	StatusGETs []Action
+	// ServerDefaults are values ARM fills in when a request leaves a
+	// property out, learned from the x-ms-examples responses. The ARM
+	// emulator applies them; they are not CRD defaults.
+	ServerDefaults []ServerDefault
+}
+
+// ServerDefault is a value ARM fills in for a property left out.
+type ServerDefault struct {
+	Path string
+	// JSON is the value as JSON.
+	JSON string
 }
 
 // GroupVersionKind returns the kind's GVK.

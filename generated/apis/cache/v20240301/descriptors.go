@@ -515,7 +515,33 @@ var RedisDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"50\"",
+			Path: "properties.redisConfiguration.maxmemory-delta",
+		},
+		{
+			JSON: "\"50\"",
+			Path: "properties.redisConfiguration.maxmemory-reserved",
+		},
+		{
+			JSON: "\"6.0.14\"",
+			Path: "properties.redisVersion",
+		},
+		{
+			JSON: "2",
+			Path: "properties.replicasPerMaster",
+		},
+		{
+			JSON: "\"Stable\"",
+			Path: "properties.updateChannel",
+		},
+		{
+			JSON: "{}",
+			Path: "tags",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20240301",
 }
@@ -940,7 +966,13 @@ var RedisPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"None\"",
+			Path: "properties.privateLinkServiceConnectionState.actionsRequired",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20240301",
 }

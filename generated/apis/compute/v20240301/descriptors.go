@@ -2781,6 +2781,36 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 	},
 	Scope:       descriptor.ScopeResourceGroup,
 	SecretPaths: []string{"properties.osProfile.adminPassword"},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "false",
+			Path: "properties.osProfile.linuxConfiguration.disablePasswordAuthentication",
+		},
+		{
+			JSON: "[]",
+			Path: "properties.osProfile.secrets",
+		},
+		{
+			JSON: "true",
+			Path: "properties.osProfile.windowsConfiguration.enableAutomaticUpdates",
+		},
+		{
+			JSON: "true",
+			Path: "properties.osProfile.windowsConfiguration.provisionVMAgent",
+		},
+		{
+			JSON: "[]",
+			Path: "properties.storageProfile.dataDisks",
+		},
+		{
+			JSON: "30",
+			Path: "properties.storageProfile.osDisk.diskSizeGB",
+		},
+		{
+			JSON: "\"Windows\"",
+			Path: "properties.storageProfile.osDisk.osType",
+		},
+	},
 	StatusGETs: []descriptor.Action{
 		{
 			Name: "instanceView",
@@ -4757,6 +4787,40 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 	},
 	Scope:       descriptor.ScopeResourceGroup,
 	SecretPaths: []string{"properties.virtualMachineProfile.osProfile.adminPassword"},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "true",
+			Path: "properties.singlePlacementGroup",
+		},
+		{
+			JSON: "true",
+			Path: "properties.virtualMachineProfile.diagnosticsProfile.bootDiagnostics.enabled",
+		},
+		{
+			JSON: "false",
+			Path: "properties.virtualMachineProfile.osProfile.linuxConfiguration.disablePasswordAuthentication",
+		},
+		{
+			JSON: "[]",
+			Path: "properties.virtualMachineProfile.osProfile.secrets",
+		},
+		{
+			JSON: "true",
+			Path: "properties.virtualMachineProfile.osProfile.windowsConfiguration.enableAutomaticUpdates",
+		},
+		{
+			JSON: "true",
+			Path: "properties.virtualMachineProfile.osProfile.windowsConfiguration.provisionVMAgent",
+		},
+		{
+			JSON: "\"Windows\"",
+			Path: "properties.virtualMachineProfile.storageProfile.osDisk.osType",
+		},
+		{
+			JSON: "false",
+			Path: "properties.zoneBalance",
+		},
+	},
 	StatusGETs: []descriptor.Action{
 		{
 			Name: "instanceView",

@@ -360,7 +360,25 @@ var VaultDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"AzureServices\"",
+			Path: "properties.networkAcls.bypass",
+		},
+		{
+			JSON: "\"Deny\"",
+			Path: "properties.networkAcls.defaultAction",
+		},
+		{
+			JSON: "\"Succeeded\"",
+			Path: "properties.provisioningState",
+		},
+		{
+			JSON: "{}",
+			Path: "tags",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20230701",
 }
@@ -463,7 +481,13 @@ var VaultsPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"None\"",
+			Path: "properties.privateLinkServiceConnectionState.actionsRequired",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20230701",
 }
@@ -577,7 +601,13 @@ var VaultsSecretDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "true",
+			Path: "properties.attributes.enabled",
+		},
+	},
 	Verbs:   []string{"GET", "PATCH", "PUT"},
 	Version: "v20230701",
 }

@@ -649,7 +649,17 @@ var DeploymentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"{nameOfLastSuccesfulDeployment}\"",
+			Path: "properties.onErrorDeployment.deploymentName",
+		},
+		{
+			JSON: "\"1.0.0.0\"",
+			Path: "properties.templateLink.contentVersion",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20240301",
 }

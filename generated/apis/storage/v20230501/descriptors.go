@@ -1223,7 +1223,49 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"losangeles001\"",
+			Path: "extendedLocation.name",
+		},
+		{
+			JSON: "\"EdgeZone\"",
+			Path: "extendedLocation.type",
+		},
+		{
+			JSON: "\"Hot\"",
+			Path: "properties.accessTier",
+		},
+		{
+			JSON: "false",
+			Path: "properties.allowBlobPublicAccess",
+		},
+		{
+			JSON: "\"AzureServices\"",
+			Path: "properties.networkAcls.bypass",
+		},
+		{
+			JSON: "\"Allow\"",
+			Path: "properties.networkAcls.defaultAction",
+		},
+		{
+			JSON: "[]",
+			Path: "properties.networkAcls.ipRules",
+		},
+		{
+			JSON: "[]",
+			Path: "properties.networkAcls.virtualNetworkRules",
+		},
+		{
+			JSON: "true",
+			Path: "properties.supportsHttpsTrafficOnly",
+		},
+		{
+			JSON: "{}",
+			Path: "tags",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20230501",
 }
@@ -1998,7 +2040,17 @@ var StorageAccountsEncryptionScopeDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"Microsoft.Storage\"",
+			Path: "properties.source",
+		},
+		{
+			JSON: "\"Enabled\"",
+			Path: "properties.state",
+		},
+	},
 	Verbs:   []string{"GET", "PATCH", "PUT"},
 	Version: "v20230501",
 }
@@ -2788,7 +2840,21 @@ var StorageAccountsLocalUserDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "true",
+			Path: "properties.allowAclAuthorization",
+		},
+		{
+			JSON: "2000",
+			Path: "properties.groupId",
+		},
+		{
+			JSON: "\"homedirectory\"",
+			Path: "properties.homeDirectory",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20230501",
 }
@@ -3467,7 +3533,13 @@ var StorageAccountsPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"None\"",
+			Path: "properties.privateLinkServiceConnectionState.actionRequired",
+		},
+	},
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20230501",
 }
