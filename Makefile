@@ -47,7 +47,15 @@ check-examples: specs ## Check every x-ms-examples PUT body against generated/cr
 	$(GO) run ./cmd/armature check-examples --crds generated/crds --min-ratio 0.98
 
 .PHONY: bench
-bench: bench-generate ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm ## Run the benchmarks and print their figures.
+
+.PHONY: bench-fakearm
+bench-fakearm: ## Requests per second of the ARM emulator over loopback HTTPS (GET and PUT).
+	$(GO) test -run '^$$' -bench BenchmarkServe -benchtime 3s ./fakearm/
+
+.PHONY: fakearm
+fakearm: ## Run the local ARM emulator (prints its endpoint and how to point a client at it).
+	$(GO) run ./cmd/fakearm
 
 .PHONY: bench-generate
 bench-generate: specs ## Time generating the whole shared corpus, by stage, with peak memory.
