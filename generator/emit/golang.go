@@ -172,7 +172,9 @@ func structDecl(st *model.Struct) *jen.Statement {
 		lines = []string{st.Name + " is generated from " + st.Origin + "."}
 	}
 	for _, v := range st.Validations {
-		m := fmt.Sprintf("+kubebuilder:validation:XValidation:rule=%s,message=%s", strconv.Quote(v.Rule), strconv.Quote(v.Message))
+		// reason=FieldValueForbidden makes the apiserver say
+		// "spec.x: Forbidden: …", as the webhook does.
+		m := fmt.Sprintf("+kubebuilder:validation:XValidation:rule=%s,message=%s,reason=FieldValueForbidden", strconv.Quote(v.Rule), strconv.Quote(v.Message))
 		if v.FieldPath != "" {
 			m += ",fieldPath=" + strconv.Quote(v.FieldPath)
 		}

@@ -20,9 +20,8 @@ const (
 	// the issue.
 	locationMessage = `spec.location: Forbidden: field is create-only (was "westeurope", now "northeurope"); delete and recreate the resource to change it`
 	// celLocation is what a user sees from the CRD's CEL rule for it.
-	// The CEL rules sit on spec, so the apiserver reports the value as an
-	// "object" whatever the field.
-	celLocation = `StorageAccount.storage.azure.armature.dev "media" is invalid: spec.location: Invalid value: "object": ` +
+
+	celLocation = `StorageAccount.storage.azure.armature.dev "media" is invalid: spec.location: Forbidden: ` +
 		`spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it`
 	nicSKU = "spec.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties.publicIPAddressConfiguration.sku.name"
 )

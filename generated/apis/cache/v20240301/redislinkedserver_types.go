@@ -32,7 +32,7 @@ type RedisLinkedServerList struct {
 }
 
 // RedisLinkedServerSpec is the desired state of a Microsoft.Cache/redis/linkedServers: the ARM request body, plus the operator fields azureName, owner and resourceID.
-// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) == (has(oldSelf.properties) && has(oldSelf.properties.linkedRedisCacheLocation)) && (!(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) || self.properties.linkedRedisCacheLocation == oldSelf.properties.linkedRedisCacheLocation)",message="spec.properties.linkedRedisCacheLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".properties.linkedRedisCacheLocation"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) == (has(oldSelf.properties) && has(oldSelf.properties.linkedRedisCacheLocation)) && (!(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) || self.properties.linkedRedisCacheLocation == oldSelf.properties.linkedRedisCacheLocation)",message="spec.properties.linkedRedisCacheLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.linkedRedisCacheLocation"
 type RedisLinkedServerSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

@@ -32,8 +32,8 @@ type VirtualMachineList struct {
 }
 
 // VirtualMachineSpec is the desired state of a Microsoft.Compute/virtualMachines: the ARM request body, plus the operator fields azureName, owner and resourceID.
-// +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".extendedLocation"
-// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".extendedLocation"
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type VirtualMachineSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

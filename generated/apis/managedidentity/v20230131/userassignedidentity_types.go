@@ -32,7 +32,7 @@ type UserAssignedIdentityList struct {
 }
 
 // UserAssignedIdentitySpec is the desired state of a Microsoft.ManagedIdentity/userAssignedIdentities: the ARM request body, plus the operator fields azureName, owner and resourceID.
-// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type UserAssignedIdentitySpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

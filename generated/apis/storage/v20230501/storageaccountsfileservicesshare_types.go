@@ -32,7 +32,7 @@ type StorageAccountsFileServicesShareList struct {
 }
 
 // StorageAccountsFileServicesShareSpec is the desired state of a Microsoft.Storage/storageAccounts/fileServices/shares: the ARM request body, plus the operator fields azureName, owner and resourceID.
-// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.enabledProtocols)) == (has(oldSelf.properties) && has(oldSelf.properties.enabledProtocols)) && (!(has(self.properties) && has(self.properties.enabledProtocols)) || self.properties.enabledProtocols == oldSelf.properties.enabledProtocols)",message="spec.properties.enabledProtocols is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".properties.enabledProtocols"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.enabledProtocols)) == (has(oldSelf.properties) && has(oldSelf.properties.enabledProtocols)) && (!(has(self.properties) && has(self.properties.enabledProtocols)) || self.properties.enabledProtocols == oldSelf.properties.enabledProtocols)",message="spec.properties.enabledProtocols is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.enabledProtocols"
 type StorageAccountsFileServicesShareSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

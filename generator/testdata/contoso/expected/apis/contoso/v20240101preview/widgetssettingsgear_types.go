@@ -32,7 +32,7 @@ type WidgetsSettingsGearList struct {
 }
 
 // WidgetsSettingsGearSpec is the desired state of a Microsoft.Contoso/widgets/settings/gears: the ARM request body, plus the operator fields azureName, owner and resourceID.
-// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.__in__)) == (has(oldSelf.properties) && has(oldSelf.properties.__in__)) && (!(has(self.properties) && has(self.properties.__in__)) || self.properties.__in__ == oldSelf.properties.__in__)",message="spec.properties.in is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",fieldPath=".properties.in"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.__in__)) == (has(oldSelf.properties) && has(oldSelf.properties.__in__)) && (!(has(self.properties) && has(self.properties.__in__)) || self.properties.__in__ == oldSelf.properties.__in__)",message="spec.properties.in is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.in"
 type WidgetsSettingsGearSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
