@@ -19,8 +19,8 @@ const (
 	// locationMessage is what a user sees from the webhook for the edit of
 	// the issue.
 	locationMessage = `spec.location: Forbidden: field is create-only (was "westeurope", now "northeurope"); delete and recreate the resource to change it`
-	// celLocation is what a user sees from the CRD's CEL rule for it.
-
+	// celLocation is what a user sees from the CRD's CEL rule for it (the
+	// rule carries reason FieldValueForbidden).
 	celLocation = `StorageAccount.storage.azure.armature.dev "media" is invalid: spec.location: Forbidden: ` +
 		`spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it`
 	nicSKU = "spec.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties.publicIPAddressConfiguration.sku.name"
