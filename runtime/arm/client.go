@@ -1,0 +1,340 @@
+package arm
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	armpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+)
+
+// Client talks to ARM. Implementations must not block on long-running
+// operations and must be safe to call again with the same arguments.
+type Client interface {
+	// Get reads a resource. A missing resource is an *Error with IsNotFound.
+	Get(ctx context.Context, id, apiVersion string) (*Result, error)
+	// Put creates or replaces a resource; it may start an operation.
+	Put(ctx context.Context, id, apiVersion string, body []byte) (*Result, error)
+	// Patch sends a JSON merge patch; it may start an operation.
+	Patch(ctx context.Context, id, apiVersion string, body []byte) (*Result, error)
+	// Delete deletes a resource; it may start an operation. Deleting a
+	// missing resource succeeds.
+	Delete(ctx context.Context, id, apiVersion string) (*Result, error)
+	// Poll advances an operation by one poll.
+	Poll(ctx context.Context, token string) (*Result, error)
+}
+
+// Result is the answer to a call.
+type Result struct {
+	// Status is the HTTP status of the last response.
+	Status int
+	// Body is the resource, when the answer carries one.
+	Body map[string]any
+	// Token is set while an operation is in flight: pass it to Poll.
+	Token string
+	// RetryAfter is how long ARM asks to wait before the next poll.
+	RetryAfter time.Duration
+}
+
+// Done reports whether the call (or operation) has finished.
+func (r *Result) Done() bool { return r.Token == "" }
+
+// Error is an ARM error answer.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Target  string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("ARM %d %s: %s", e.Status, e.Code, e.Message)
+	if e.Target != "" {
+		s += " (target " + e.Target + ")"
+	}
+	return s
+}
+
+// IsNotFound reports a 404.
+func IsNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}
+
+// IsRetryable reports 408, 429 and 5xx, and errors that are not ARM answers
+// (connection failures).
+func IsRetryable(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return true
+	}
+	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
+}
+
+// IsTerminal reports an ARM answer the user must act on: a 4xx other than
+// 404, 408, 409 (a conflict with an operation in progress) and 429.
+func IsTerminal(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusNotFound && e.Status != http.StatusConflict && !IsRetryable(err)
+}
+
+// Options configure NewClient.
+type Options struct {
+	// Endpoint is the ARM endpoint. Defaults to Azure public cloud.
+	Endpoint string
+	// CAFile, when set, is a PEM file of certificates to trust (the
+	// emulator's self-signed certificate).
+	CAFile string
+	// Credential authenticates requests. Required.
+	Credential azcore.TokenCredential
+	// MaxRetries of 429/5xx answers within one call. Defaults to 3.
+	MaxRetries int32
+	// Transport, when set, sends the requests (tests).
+	Transport policy.Transporter
+	// OnResponse, when set, is told the method and status of every answer
+	// (for metrics).
+	OnResponse func(method string, status int)
+}
+
+type azClient struct {
+	endpoint string
+	pl       runtime.Pipeline
+}
+
+var _ Client = (*azClient)(nil)
+
+// StaticToken is a credential that always returns the same token: for the
+// ARM emulator, which accepts any bearer token.
+type StaticToken string
+
+// GetToken returns the token.
+func (t StaticToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: string(t), ExpiresOn: time.Now().Add(24 * time.Hour)}, nil
+}
+
+// NewClient returns a Client on azcore's ARM pipeline.
+func NewClient(opts Options) (Client, error) {
+	if opts.Credential == nil {
+		return nil, errors.New("arm: a credential is required")
+	}
+	conf := cloud.AzurePublic
+	endpoint := conf.Services[cloud.ResourceManager].Endpoint
+	if opts.Endpoint != "" {
+		endpoint = strings.TrimSuffix(opts.Endpoint, "/")
+		conf = cloud.Configuration{Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
+			cloud.ResourceManager: {Endpoint: endpoint, Audience: "https://management.azure.com"},
+		}}
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 3
+	}
+	co := policy.ClientOptions{Cloud: conf, Retry: policy.RetryOptions{MaxRetries: opts.MaxRetries, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second}}
+	switch {
+	case opts.Transport != nil:
+		co.Transport = opts.Transport
+	case opts.CAFile != "":
+		pem, err := os.ReadFile(opts.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("arm: CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("arm: no certificate in %s", opts.CAFile)
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		tr.MaxIdleConnsPerHost = 64
+		co.Transport = &http.Client{Transport: tr}
+	}
+	if opts.OnResponse != nil {
+		co.PerCallPolicies = append(co.PerCallPolicies, observe(opts.OnResponse))
+	}
+	c, err := armpolicy.NewClient("armature", "v0.1.0", opts.Credential, &armpolicy.ClientOptions{ClientOptions: co})
+	if err != nil {
+		return nil, err
+	}
+	return &azClient{endpoint: endpoint, pl: c.Pipeline()}, nil
+}
+
+// observe reports every answer, retries included.
+type observe func(method string, status int)
+
+func (o observe) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	if resp != nil {
+		o(req.Raw().Method, resp.StatusCode)
+	}
+	return resp, err
+}
+
+// body is a named type: azcore resume tokens need one.
+type body map[string]any
+
+func (c *azClient) send(ctx context.Context, method, id, apiVersion string, payload []byte) (*http.Response, error) {
+	req, err := runtime.NewRequest(ctx, method, runtime.JoinPaths(c.endpoint, id))
+	if err != nil {
+		return nil, err
+	}
+	q := req.Raw().URL.Query()
+	q.Set("api-version", apiVersion)
+	req.Raw().URL.RawQuery = q.Encode()
+	req.Raw().Header.Set("Accept", "application/json")
+	if payload != nil {
+		if err := req.SetBody(streaming.NopCloser(bytes.NewReader(payload)), "application/json"); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := c.pl.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		return nil, armError(resp)
+	}
+	return resp, nil
+}
+
+func armError(resp *http.Response) error {
+	defer resp.Body.Close()
+	var b struct {
+		Error struct {
+			Code, Message, Target string
+		} `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&b)
+	return &Error{Status: resp.StatusCode, Code: b.Error.Code, Message: b.Error.Message, Target: b.Error.Target}
+}
+
+func decode(resp *http.Response) (map[string]any, error) {
+	defer resp.Body.Close()
+	var out map[string]any
+	if resp.ContentLength == 0 {
+		return nil, nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("arm: decode %s: %w", resp.Request.URL.Path, err)
+	}
+	return out, nil
+}
+
+func (c *azClient) Get(ctx context.Context, id, apiVersion string) (*Result, error) {
+	resp, err := c.send(ctx, http.MethodGet, id, apiVersion, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := decode(resp)
+	return &Result{Status: resp.StatusCode, Body: b}, err
+}
+
+func (c *azClient) Put(ctx context.Context, id, apiVersion string, payload []byte) (*Result, error) {
+	return c.write(ctx, http.MethodPut, id, apiVersion, payload)
+}
+
+func (c *azClient) Patch(ctx context.Context, id, apiVersion string, payload []byte) (*Result, error) {
+	return c.write(ctx, http.MethodPatch, id, apiVersion, payload)
+}
+
+func (c *azClient) Delete(ctx context.Context, id, apiVersion string) (*Result, error) {
+	res, err := c.write(ctx, http.MethodDelete, id, apiVersion, nil)
+	if IsNotFound(err) {
+		return &Result{Status: http.StatusNoContent}, nil
+	}
+	return res, err
+}
+
+// write sends a request that may start an operation.
+func (c *azClient) write(ctx context.Context, method, id, apiVersion string, payload []byte) (*Result, error) {
+	resp, err := c.send(ctx, method, id, apiVersion, payload)
+	if err != nil {
+		return nil, err
+	}
+	lro := resp.StatusCode == http.StatusAccepted || resp.Header.Get("Azure-AsyncOperation") != "" || (method != http.MethodPut && resp.Header.Get("Location") != "")
+	if !lro {
+		b, err := decode(resp)
+		return &Result{Status: resp.StatusCode, Body: b}, err
+	}
+	res := &Result{Status: resp.StatusCode, RetryAfter: retryAfter(resp)}
+	p, err := runtime.NewPoller[body](resp, c.pl, nil)
+	if err != nil {
+		return nil, fmt.Errorf("arm: %s %s: start polling: %w", method, id, err)
+	}
+	if res.Token, err = p.ResumeToken(); err != nil {
+		return nil, fmt.Errorf("arm: %s %s: resume token: %w", method, id, err)
+	}
+	return res, nil
+}
+
+func (c *azClient) Poll(ctx context.Context, token string) (*Result, error) {
+	p, err := runtime.NewPollerFromResumeToken[body](token, c.pl, nil)
+	if err != nil {
+		return nil, fmt.Errorf("arm: resume: %w", err)
+	}
+	resp, err := p.Poll(ctx)
+	if err != nil {
+		return nil, asError(err)
+	}
+	res := &Result{Status: resp.StatusCode, RetryAfter: retryAfter(resp)}
+	if !p.Done() {
+		if res.Token, err = p.ResumeToken(); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	out, err := p.Result(ctx)
+	if err != nil {
+		return nil, asError(err)
+	}
+	res.Body = out
+	return res, nil
+}
+
+// asError turns azcore's ResponseError into an *Error.
+func asError(err error) error {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		e := &Error{Status: re.StatusCode, Code: re.ErrorCode}
+		if re.RawResponse != nil && re.RawResponse.Body != nil {
+			var b struct {
+				Error struct{ Code, Message, Target string } `json:"error"`
+			}
+			if json.NewDecoder(re.RawResponse.Body).Decode(&b) == nil {
+				e.Message, e.Target = b.Error.Message, b.Error.Target
+				if e.Code == "" {
+					e.Code = b.Error.Code
+				}
+			}
+		}
+		if e.Message == "" {
+			e.Message = "the operation failed"
+		}
+		return e
+	}
+	return err
+}
+
+func retryAfter(resp *http.Response) time.Duration {
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		var s int
+		if _, err := fmt.Sscanf(v, "%d", &s); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second
+		}
+	}
+	return 0
+}

@@ -1,0 +1,39 @@
+package reconciler
+
+import "time"
+
+// Config holds the operator's settings, with their defaults in one place.
+type Config struct {
+	// SyncPeriod is how often a resource is read back from ARM to detect
+	// drift. Defaults to 15 minutes; a resource may set its own with the
+	// armature.dev/sync-period annotation.
+	SyncPeriod time.Duration
+	// Jitter spreads resyncs by up to this share of the period. Defaults to 0.1.
+	Jitter float64
+	// WorkersPerKind is the number of concurrent reconciles per kind.
+	// Defaults to 4.
+	WorkersPerKind int
+	// SubscriptionID is the subscription of resources owned by the
+	// subscription (resource groups). Required for those kinds.
+	SubscriptionID string
+	// PollInterval is the wait between polls of an operation when ARM gives
+	// no Retry-After. Defaults to 2 seconds.
+	PollInterval time.Duration
+}
+
+// Default returns the config with every unset field defaulted.
+func (c Config) Default() Config {
+	if c.SyncPeriod <= 0 {
+		c.SyncPeriod = 15 * time.Minute
+	}
+	if c.Jitter <= 0 {
+		c.Jitter = 0.1
+	}
+	if c.WorkersPerKind <= 0 {
+		c.WorkersPerKind = 4
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = 2 * time.Second
+	}
+	return c
+}

@@ -1,0 +1,39 @@
+// Package reconciler is the one generic reconciler: instantiated once per
+// generated kind from its Descriptor, it makes Azure match the custom
+// resource through the arm.Client.
+//
+// # A reconcile
+//
+//  1. Read the object. Deleting → finalize: DELETE in ARM (unless the
+//     reconcile-policy is detach-on-delete), follow the operation, treat 404
+//     as done, drop the finalizer.
+//  2. Add the finalizer, persisted before anything is written to ARM.
+//  3. Resolve the owner: spec.owner.armId, or the custom resource named by
+//     spec.owner.name, which must be Ready with a status.id; else
+//     Ready=False/WaitingForOwner (the owner's change requeues its children
+//     through a watch and an index, not polling).
+//  4. An operation in flight (its azcore resume token is kept in the
+//     armature.dev/operation annotation) is polled once; the worker never
+//     blocks on it.
+//  5. Build the desired ARM body from spec (Secret references resolved at
+//     call time; their values are hashed in the last-applied annotation and
+//     never stored). Compare with armature.dev/last-applied: not created →
+//     PUT; changed → JSON merge patch, sent as PATCH when the API has a full
+//     PATCH, else GET + patch + PUT; unchanged → no write.
+//  6. GET → status (ARM's shape), conditions, observedGeneration.
+//  7. Requeue after the sync period (jittered): that GET is the drift
+//     observer. Live writable values that differ from the desired ones are
+//     corrected (or only reported under the skip policy).
+//
+// # Policies (annotation armature.dev/reconcile-policy)
+//
+// manage (default); skip (GET only, nothing written); detach-on-delete (no
+// DELETE); plan (what would be sent is written to the armature.dev/plan
+// annotation; no ARM write).
+//
+// # Errors
+//
+// ARM 4xx answers the user must fix become Ready=False with ARM's code as
+// the reason, an Event, and a terminal error (no requeue until the object
+// changes). 429 and 5xx are retried with backoff.
+package reconciler

@@ -1,0 +1,78 @@
+package reconciler
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// drift compares the desired body with the live GET body and returns the
+// paths whose live value differs. Only values the spec sets are compared;
+// secret, writeOnly and readOnly paths never are. Strings compare without
+// case and spaces, as ARM normalises names such as locations.
+func (r *Reconciler) drift(desired, live map[string]any) []string {
+	if desired == nil || live == nil {
+		return nil
+	}
+	var out []string
+	var walk func(want, got map[string]any, table, path string)
+	walk = func(want, got map[string]any, table, path string) {
+		for k, wv := range want {
+			tp, c, known := r.Desc.Child(table, k)
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if !known || c == descriptor.Secret || c == descriptor.WriteOnly || c == descriptor.ReadOnly {
+				continue
+			}
+			gv, ok := got[k]
+			if !ok {
+				out = append(out, p)
+				continue
+			}
+			wm, wok := wv.(map[string]any)
+			gm, gok := gv.(map[string]any)
+			if wok && gok && !r.Desc.Open(tp) {
+				walk(wm, gm, tp, p)
+				continue
+			}
+			if !sameValue(wv, gv) {
+				out = append(out, p)
+			}
+		}
+	}
+	walk(desired, live, "", "")
+	sort.Strings(out)
+	return out
+}
+
+func sameValue(a, b any) bool {
+	norm := func(v any) any {
+		raw, _ := json.Marshal(v)
+		var out any
+		_ = json.Unmarshal(raw, &out)
+		return lowerStrings(out)
+	}
+	ab, _ := json.Marshal(norm(a))
+	bb, _ := json.Marshal(norm(b))
+	return string(ab) == string(bb)
+}
+
+func lowerStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ToLower(strings.ReplaceAll(x, " ", ""))
+	case map[string]any:
+		for k, e := range x {
+			x[k] = lowerStrings(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = lowerStrings(e)
+		}
+	}
+	return v
+}

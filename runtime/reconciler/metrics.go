@@ -1,0 +1,49 @@
+package reconciler
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+var (
+	armRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_arm_requests_total", Help: "ARM requests sent by the reconciler, by verb and outcome code.",
+	}, []string{"verb", "code"})
+	timeToReady = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "armature_time_to_ready_seconds", Help: "Time from creation of a custom resource to its first Ready=True.",
+		Buckets: prometheus.ExponentialBuckets(0.5, 2, 12),
+	}, []string{"kind"})
+	driftCorrections = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "armature_drift_corrections_total", Help: "Times Azure was found to differ from spec and was corrected.",
+	})
+	inflight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "armature_inflight_operations", Help: "Long-running ARM operations this operator is polling.",
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, inflight)
+}
+
+func observeARM(verb string, err error) {
+	code := "ok"
+	var ae *arm.Error
+	switch {
+	case errors.As(err, &ae):
+		code = strconv.Itoa(ae.Status)
+	case err != nil:
+		code = "error"
+	}
+	armRequests.WithLabelValues(verb, code).Inc()
+}
+
+func observeReady(obj *unstructured.Unstructured) {
+	timeToReady.WithLabelValues(obj.GetKind()).Observe(time.Since(obj.GetCreationTimestamp().Time).Seconds())
+}

@@ -1,0 +1,168 @@
+package reconciler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Annotations, labels and the finalizer the reconciler uses.
+const (
+	// AnnotationPolicy selects the reconcile policy.
+	AnnotationPolicy = "armature.dev/reconcile-policy"
+	// AnnotationSyncPeriod overrides the sync period (a Go duration).
+	AnnotationSyncPeriod = "armature.dev/sync-period"
+	// AnnotationLastApplied holds the body last sent to ARM (secret values
+	// replaced by their hash).
+	AnnotationLastApplied = "armature.dev/last-applied"
+	// AnnotationARMID is the ARM id the body was sent to.
+	AnnotationARMID = "armature.dev/arm-id"
+	// AnnotationOperation holds the operation in flight: verb, resume
+	// token and the body it applies.
+	AnnotationOperation = "armature.dev/operation"
+	// AnnotationPlan is where the plan policy writes what would be sent.
+	AnnotationPlan = "armature.dev/plan"
+	// Finalizer keeps the custom resource until Azure is cleaned up.
+	Finalizer = "armature.dev/finalizer"
+)
+
+// Policies.
+const (
+	PolicyManage         = "manage"
+	PolicySkip           = "skip"
+	PolicyDetachOnDelete = "detach-on-delete"
+	PolicyPlan           = "plan"
+)
+
+// Operator fields of spec: not part of the ARM body.
+var operatorFields = []string{"azureName", "owner", "resourceID"}
+
+// operation is the content of AnnotationOperation.
+type operation struct {
+	Verb  string `json:"verb"`
+	Token string `json:"token"`
+	// Applied is the last-applied value to record when the operation ends.
+	Applied string `json:"applied,omitempty"`
+}
+
+func policy(obj *unstructured.Unstructured) string {
+	switch p := obj.GetAnnotations()[AnnotationPolicy]; p {
+	case PolicySkip, PolicyDetachOnDelete, PolicyPlan:
+		return p
+	}
+	return PolicyManage
+}
+
+func spec(obj *unstructured.Unstructured) map[string]any {
+	s, _ := obj.Object["spec"].(map[string]any)
+	if s == nil {
+		s = map[string]any{}
+	}
+	return s
+}
+
+// azureName is the resource's name in Azure.
+func azureName(obj *unstructured.Unstructured, d *descriptor.Descriptor) string {
+	if n, _ := spec(obj)["azureName"].(string); n != "" {
+		return n
+	}
+	if d.Singleton != "" {
+		return d.Singleton
+	}
+	return obj.GetName()
+}
+
+// armID builds the resource's ARM id below a scope id.
+func armID(scope, name string, d *descriptor.Descriptor) string {
+	parts := strings.Split(d.ARMType, "/")
+	provider, types := parts[0], parts[1:]
+	scope = strings.TrimSuffix(scope, "/")
+	switch {
+	case strings.EqualFold(d.ARMType, "Microsoft.Resources/resourceGroups"):
+		return scope + "/resourceGroups/" + name
+	case len(types) == 1:
+		return scope + "/providers/" + provider + "/" + types[0] + "/" + name
+	default:
+		return scope + "/" + types[len(types)-1] + "/" + name
+	}
+}
+
+// conditions reads status.conditions.
+func conditions(obj *unstructured.Unstructured) []metav1.Condition {
+	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var out []metav1.Condition
+	for _, c := range raw {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		var cond metav1.Condition
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &cond) == nil {
+			out = append(out, cond)
+		}
+	}
+	return out
+}
+
+// ready reports the Ready condition of an object.
+func ready(obj *unstructured.Unstructured) bool {
+	return meta.IsStatusConditionTrue(conditions(obj), ConditionReady)
+}
+
+func hash(v any) string {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:12])
+}
+
+// hashSecrets replaces the values at the descriptor's secret paths with
+// their hashes, in a copy.
+func hashSecrets(d *descriptor.Descriptor, body map[string]any) map[string]any {
+	out := runtime.DeepCopyJSON(body)
+	d.Walk(out, func(n descriptor.Node) bool {
+		if n.Known && n.Class == descriptor.Secret {
+			n.Parent[n.Key] = hash(n.Parent[n.Key])
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// fillFrom replaces the values of a merge patch computed on hashed bodies
+// with the real values of desired.
+func fillFrom(patch, desired map[string]any) {
+	for k, v := range patch {
+		if v == nil {
+			continue
+		}
+		dv, ok := desired[k]
+		if !ok {
+			continue
+		}
+		pm, pok := v.(map[string]any)
+		dm, dok := dv.(map[string]any)
+		if pok && dok {
+			fillFrom(pm, dm)
+			continue
+		}
+		patch[k] = dv
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("reconciler: marshal: %v", err))
+	}
+	return string(b)
+}

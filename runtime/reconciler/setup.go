@@ -1,0 +1,133 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// ownerIndex is the field index of spec.owner.name.
+const ownerIndex = "spec.owner.name"
+
+// SetupAll registers one reconciler per descriptor with the manager. The
+// manager's client must read unstructured objects from its cache
+// (ctrl.Options.Client.Cache.Unstructured = true): owners are looked up
+// through an index there.
+// Descriptors whose owner is another generated kind get a watch on it, so
+// an owner turning Ready requeues exactly its children.
+func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config) error {
+	versions := map[schema.GroupKind]string{}
+	for _, d := range descs {
+		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
+		if _, ok := versions[gk]; !ok {
+			versions[gk] = d.Version
+		}
+	}
+	for _, d := range descs {
+		ownerVersion := versions[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}]
+		rec := mgr.GetEventRecorderFor("armature")
+		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
+		r.APIReader = mgr.GetAPIReader()
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("%s: %w", d.GroupVersionKind(), err)
+		}
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler's controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.gvk())
+	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		For(obj, builderPredicates()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.WorkersPerKind})
+	if r.Desc.OwnerKind != "" && r.OwnerVersion != "" {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, ownerIndex, func(o client.Object) []string {
+			u, ok := o.(*unstructured.Unstructured)
+			if !ok {
+				return nil
+			}
+			if n, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "name"); n != "" {
+				return []string{n}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		owner := &unstructured.Unstructured{}
+		owner.SetGroupVersionKind(r.ownerGVK())
+		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.children), builderOwnerPredicates())
+	}
+	return b.Complete(r)
+}
+
+// children lists the custom resources an owner owns.
+func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconcile.Request {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
+	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}); err != nil {
+		log.FromContext(ctx).Error(err, "list children", "owner", owner.GetName(), "kind", r.Desc.Kind)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, c := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
+	}
+	return out
+}
+
+// builderPredicates: a reconcile runs on create, delete, a spec change
+// (generation), a deletion starting, or a change of the policy or sync
+// period annotations — not on the reconciler's own status and annotation
+// writes. Resyncs come from RequeueAfter.
+func builderPredicates() builder.Predicates {
+	return builder.WithPredicates(predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+				return true
+			}
+			if e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() {
+				return true
+			}
+			oa, na := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+			return oa[AnnotationPolicy] != na[AnnotationPolicy] || oa[AnnotationSyncPeriod] != na[AnnotationSyncPeriod]
+		},
+	})
+}
+
+// builderOwnerPredicates: children care about an owner's Ready condition
+// and ARM id.
+func builderOwnerPredicates() builder.Predicates {
+	return builder.WithPredicates(predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		DeleteFunc: func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*unstructured.Unstructured)
+			n, ok2 := e.ObjectNew.(*unstructured.Unstructured)
+			if !ok1 || !ok2 {
+				return true
+			}
+			oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
+			nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
+			return oid != nid || ready(o) != ready(n)
+		},
+	})
+}

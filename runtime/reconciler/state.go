@@ -1,0 +1,154 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Condition type and reasons.
+const (
+	ConditionReady              = "Ready"
+	ReasonSucceeded             = "Succeeded"
+	ReasonReconciling           = "Reconciling"
+	ReasonWaitingForOwner       = "WaitingForOwner"
+	ReasonAzureResourceNotFound = "AzureResourceNotFound"
+	ReasonPlan                  = "Plan"
+	ReasonFailed                = "Failed"
+)
+
+// state is one reconcile's view of the object.
+type state struct {
+	obj    *unstructured.Unstructured
+	orig   map[string]any // status as read
+	policy string
+	owner  *unstructured.Unstructured
+	cond   *metav1.Condition
+	body   map[string]any // GET body for status, if read
+}
+
+func newState(obj *unstructured.Unstructured) *state {
+	st := &state{obj: obj, policy: policy(obj)}
+	if s, ok := obj.Object["status"].(map[string]any); ok {
+		st.orig = runtime.DeepCopyJSON(s)
+	}
+	return st
+}
+
+func (st *state) operation() *operation {
+	raw := st.obj.GetAnnotations()[AnnotationOperation]
+	if raw == "" {
+		return nil
+	}
+	var op operation
+	if json.Unmarshal([]byte(raw), &op) != nil || op.Token == "" {
+		return nil
+	}
+	return &op
+}
+
+func (st *state) setCondition(ok bool, reason, message string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	st.cond = &metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: st.obj.GetGeneration()}
+}
+
+func (st *state) setStatusBody(body map[string]any) { st.body = body }
+
+// writeStatus patches the status subresource when it changed: the GET body
+// (if one was read, else the previous ARM fields), conditions and
+// observedGeneration.
+func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
+	status := map[string]any{}
+	if st.body != nil {
+		for k, v := range st.body {
+			status[k] = v
+		}
+	} else {
+		for k, v := range st.orig {
+			status[k] = v
+		}
+	}
+	conds := conditions(st.obj)
+	if st.cond != nil {
+		meta.SetStatusCondition(&conds, *st.cond)
+	}
+	var list []any
+	for _, c := range conds {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+		if err != nil {
+			return err
+		}
+		list = append(list, m)
+	}
+	if list != nil {
+		status["conditions"] = list
+	}
+	status["observedGeneration"] = st.obj.GetGeneration()
+	status = runtime.DeepCopyJSON(status)
+	if equalStatus(st.orig, status) {
+		return nil
+	}
+	wasReady := ready(st.obj)
+	base := st.obj.DeepCopy()
+	st.obj.Object["status"] = status
+	if err := r.Client.Status().Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+		return err
+	}
+	if !wasReady && ready(st.obj) {
+		observeReady(st.obj)
+	}
+	st.orig = status
+	return nil
+}
+
+// equalStatus compares statuses through JSON, so int64(1) equals 1.0.
+func equalStatus(a, b map[string]any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	var x, y any
+	_ = json.Unmarshal(ab, &x)
+	_ = json.Unmarshal(bb, &y)
+	return reflect.DeepEqual(x, y)
+}
+
+func setAnnotation(obj *unstructured.Unstructured, k, v string) {
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[k] = v
+	obj.SetAnnotations(a)
+}
+
+func removeAnnotation(obj *unstructured.Unstructured, k string) {
+	a := obj.GetAnnotations()
+	if _, ok := a[k]; !ok {
+		return
+	}
+	delete(a, k)
+	obj.SetAnnotations(a)
+}
+
+func ownerRef(o *unstructured.Unstructured) metav1.OwnerReference {
+	f := false
+	return metav1.OwnerReference{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Name: o.GetName(), UID: o.GetUID(), BlockOwnerDeletion: &f}
+}
+
+// terminalError is a problem the user must fix.
+type terminalError struct{ reason, message string }
+
+func (e *terminalError) Error() string { return e.reason + ": " + e.message }
+
+func terminal(reason, message string) error { return &terminalError{reason: reason, message: message} }

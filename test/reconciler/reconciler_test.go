@@ -1,0 +1,283 @@
+package reconciler_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/fakearm"
+	"github.com/armature-dev/armature/runtime/reconciler"
+)
+
+// TestConvergeEditDelete: RG → StorageAccount → blob service → container
+// converge; a writable edit sends one PATCH and no PUT; a resource without
+// PATCH gets GET + PUT; a no-op resync sends one GET and writes nothing;
+// delete sends DELETE and drops the finalizer.
+func TestConvergeEditDelete(t *testing.T) {
+	fa := startARM(t, 2)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "team-a")
+	sa := storageAccount(ns, "media01", "team-a")
+	blob := cr("StorageAccountsBlobService", storageAPI, ns, "media01-blob", map[string]any{"owner": map[string]any{"name": "media01"}})
+	ctr := cr("StorageAccountsBlobServicesContainer", storageAPI, ns, "images", map[string]any{
+		"owner": map[string]any{"name": "media01-blob"}, "properties": map[string]any{"publicAccess": "None"},
+	})
+	create(t, ctr, blob, sa, rg) // children first: they wait for their owners
+	waitReady(t, rg, sa, blob, ctr)
+
+	saID := armID("team-a", "Microsoft.Storage/storageAccounts/media01")
+	got := get(t, sa)
+	if id, _, _ := unstructured.NestedString(got.Object, "status", "id"); id != saID {
+		t.Errorf("status.id = %q, want %q", id, saID)
+	}
+	if tier, _, _ := unstructured.NestedString(got.Object, "status", "properties", "accessTier"); tier != "Hot" {
+		t.Errorf("status carries ARM fields: accessTier %q", tier)
+	}
+	if calls(fa, http.MethodPut, saID) != 1 {
+		t.Errorf("one PUT creates the account, journal has %d", calls(fa, http.MethodPut, saID))
+	}
+	if id, _, _ := unstructured.NestedString(get(t, ctr).Object, "status", "id"); !strings.HasSuffix(id, "/blobServices/default/containers/images") {
+		t.Errorf("container id %q", id)
+	}
+
+	// A writable edit: exactly one PATCH, no PUT.
+	fa.ResetJournal()
+	cur := get(t, sa)
+	_ = unstructured.SetNestedField(cur.Object, "Cool", "spec", "properties", "accessTier")
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "Azure has accessTier Cool", func() (bool, string) {
+		body := fa.Resource(saID)
+		tier, _, _ := unstructured.NestedString(body, "properties", "accessTier")
+		return tier == "Cool", tier
+	})
+	time.Sleep(300 * time.Millisecond)
+	if p, u := calls(fa, http.MethodPatch, saID), calls(fa, http.MethodPut, saID); p != 1 || u != 0 {
+		t.Errorf("edit sent %d PATCH and %d PUT, want 1 and 0", p, u)
+	}
+
+	// No PATCH on blob services: GET + PUT.
+	blobID := saID + "/blobServices/default"
+	fa.ResetJournal()
+	cur = get(t, blob)
+	_ = unstructured.SetNestedField(cur.Object, map[string]any{"enabled": true, "days": int64(7)}, "spec", "properties", "deleteRetentionPolicy")
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "blob service updated by PUT", func() (bool, string) {
+		return calls(fa, http.MethodPut, blobID) == 1, ""
+	})
+	if calls(fa, http.MethodPatch, blobID) != 0 {
+		t.Error("blob services have no PATCH")
+	}
+
+	// A no-op resync: one GET, no ARM write, no apiserver write.
+	waitReady(t, blob)
+	time.Sleep(300 * time.Millisecond)
+	before := get(t, sa).GetResourceVersion()
+	fa.ResetJournal()
+	cur = get(t, sa)
+	a := cur.GetAnnotations()
+	a[reconciler.AnnotationSyncPeriod] = "1h" // a change of the sync period requeues: a resync
+	cur.SetAnnotations(a)
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	afterAnnotation := get(t, sa).GetResourceVersion()
+	eventually(t, 10*time.Second, "the resync GET", func() (bool, string) { return calls(fa, http.MethodGet, saID) >= 1, "" })
+	time.Sleep(500 * time.Millisecond)
+	if t.Failed() || calls(fa, http.MethodPut, saID) > 0 {
+		var evs corev1.EventList
+		_ = k8s.List(context.Background(), &evs, client.InNamespace(ns))
+		for _, e := range evs.Items {
+			t.Logf("event %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
+		}
+	}
+	if g := calls(fa, http.MethodGet, saID); g != 1 {
+		t.Errorf("resync sent %d GETs, want 1", g)
+	}
+	for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if n := calls(fa, m, saID); n != 0 {
+			t.Errorf("resync sent %d %s", n, m)
+		}
+	}
+	if rv := get(t, sa).GetResourceVersion(); rv != afterAnnotation || rv == before {
+		t.Errorf("resync wrote to the apiserver: resourceVersion %s → %s → %s", before, afterAnnotation, rv)
+	}
+
+	// Delete: DELETE in ARM, finalizer gone, object gone.
+	fa.ResetJournal()
+	ctrID := blobID + "/containers/images"
+	if err := k8s.Delete(context.Background(), get(t, ctr)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "container CR gone", func() (bool, string) {
+		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(ctr), &unstructured.Unstructured{Object: map[string]any{"apiVersion": storageAPI, "kind": ctr.GetKind()}})
+		return err != nil, ""
+	})
+	if calls(fa, http.MethodDelete, ctrID) != 1 || fa.Resource(ctrID) != nil {
+		t.Errorf("DELETE sent %d times; resource still there: %v", calls(fa, http.MethodDelete, ctrID), fa.Resource(ctrID) != nil)
+	}
+}
+
+// TestOwnerArrivesLater: a child waits with WaitingForOwner and converges
+// within seconds of its owner becoming Ready (a watch, not polling: the
+// sync period is an hour).
+func TestOwnerArrivesLater(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	sa := storageAccount(ns, "late01", "later")
+	create(t, sa)
+	waitReason(t, sa, reconciler.ReasonWaitingForOwner)
+	if n := len(fa.Journal()); n != 0 {
+		t.Errorf("nothing is sent to ARM while the owner is missing, journal has %d", n)
+	}
+	start := time.Now()
+	create(t, resourceGroup(ns, "later"))
+	waitReady(t, sa)
+	t.Logf("child Ready %s after its owner was created", time.Since(start).Round(time.Millisecond))
+}
+
+// TestRestartDuringOperation: an operator stopped while a PUT is in flight
+// leaves the resume token on the object; a new one resumes polling and
+// never sends the PUT again.
+func TestRestartDuringOperation(t *testing.T) {
+	fa := startARM(t, 40)
+	ns := namespace(t)
+	op := startOperator(t, fa, ns, reconciler.Config{PollInterval: 200 * time.Millisecond})
+	rg := resourceGroup(ns, "restart")
+	sa := storageAccount(ns, "restart01", "restart")
+	create(t, rg, sa)
+	waitReady(t, rg)
+	eventually(t, 20*time.Second, "operation annotation", func() (bool, string) {
+		return get(t, sa).GetAnnotations()[reconciler.AnnotationOperation] != "", ""
+	})
+	op.stop()
+	saID := armID("restart", "Microsoft.Storage/storageAccounts/restart01")
+	if n := calls(fa, http.MethodPut, saID); n != 1 {
+		t.Fatalf("%d PUTs before the restart", n)
+	}
+	startOperator(t, fa, ns, reconciler.Config{PollInterval: 20 * time.Millisecond})
+	waitReady(t, sa)
+	if n := calls(fa, http.MethodPut, saID); n != 1 {
+		t.Errorf("the restarted operator sent the PUT again: %d PUTs", n)
+	}
+	if a := get(t, sa).GetAnnotations(); a[reconciler.AnnotationOperation] != "" || a[reconciler.AnnotationLastApplied] == "" {
+		t.Errorf("after the operation: annotations %v", a)
+	}
+}
+
+// TestPolicies: detach-on-delete sends no DELETE; adoption never creates;
+// plan writes nothing to ARM.
+func TestPolicies(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "policies")
+	create(t, rg)
+	waitReady(t, rg)
+
+	// detach-on-delete
+	kept := storageAccount(ns, "kept01", "policies")
+	kept.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: reconciler.PolicyDetachOnDelete})
+	create(t, kept)
+	waitReady(t, kept)
+	keptID := armID("policies", "Microsoft.Storage/storageAccounts/kept01")
+	if err := k8s.Delete(context.Background(), get(t, kept)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "detached CR gone", func() (bool, string) {
+		return k8s.Get(context.Background(), client.ObjectKeyFromObject(kept), get0(kept)) != nil, ""
+	})
+	if calls(fa, http.MethodDelete, keptID) != 0 || fa.Resource(keptID) == nil {
+		t.Error("detach-on-delete must leave the Azure resource")
+	}
+
+	// adoption of something that does not exist: never created
+	missingID := armID("policies", "Microsoft.Storage/storageAccounts/ghost01")
+	ghost := storageAccount(ns, "ghost01", "policies")
+	_ = unstructured.SetNestedField(ghost.Object, missingID, "spec", "resourceID")
+	create(t, ghost)
+	waitReason(t, ghost, reconciler.ReasonAzureResourceNotFound)
+	if calls(fa, http.MethodPut, missingID) != 0 {
+		t.Error("adoption must never create")
+	}
+
+	// adoption of an existing resource: managed from then on
+	keptCR := storageAccount(ns, "adopt01", "policies")
+	_ = unstructured.SetNestedField(keptCR.Object, keptID, "spec", "resourceID")
+	create(t, keptCR)
+	waitReady(t, keptCR)
+
+	// plan
+	planned := storageAccount(ns, "plan01", "policies")
+	planned.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: reconciler.PolicyPlan})
+	create(t, planned)
+	waitReason(t, planned, reconciler.ReasonPlan)
+	planID := armID("policies", "Microsoft.Storage/storageAccounts/plan01")
+	if p := get(t, planned).GetAnnotations()[reconciler.AnnotationPlan]; !strings.Contains(p, `"action":"create"`) || !strings.Contains(p, `"verb":"PUT"`) {
+		t.Errorf("plan annotation %q", p)
+	}
+	if calls(fa, http.MethodPut, planID)+calls(fa, http.MethodPatch, planID) != 0 {
+		t.Error("plan must not write to ARM")
+	}
+}
+
+func get0(o *unstructured.Unstructured) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(o.GroupVersionKind())
+	return u
+}
+
+// TestErrors: a 400 from ARM is terminal (≤ 3 ARM calls over several
+// seconds, the ARM code as reason); a 429 storm converges.
+func TestErrors(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "errors")
+	create(t, rg)
+	waitReady(t, rg)
+
+	fa.SetFaults(fakearm.Faults{ErrorRate: 1, ErrorStatus: http.StatusBadRequest, PathContains: "bad01"})
+	bad := storageAccount(ns, "bad01", "errors")
+	create(t, bad)
+	waitReason(t, bad, "InternalServerError") // the injected fault's ARM code
+	time.Sleep(5 * time.Second)
+	badID := armID("errors", "Microsoft.Storage/storageAccounts/bad01")
+	n := 0
+	for _, e := range fa.Journal() {
+		if strings.HasPrefix(e.Path, badID) {
+			n++
+		}
+	}
+	if n > 3 {
+		t.Errorf("a terminal error must not loop: %d ARM calls", n)
+	}
+	_, _, msg := readyReason(get(t, bad))
+	if !strings.Contains(msg, "fix the spec") {
+		t.Errorf("message %q", msg)
+	}
+
+	// A 429 storm: half the requests throttled; everything converges.
+	fa.SetFaults(fakearm.Faults{ThrottleRate: 0.5, ThrottleRetryAfterSeconds: 1, PathContains: "storm"})
+	var objs []*unstructured.Unstructured
+	for _, name := range []string{"storm01", "storm02", "storm03"} {
+		o := storageAccount(ns, name, "errors")
+		objs = append(objs, o)
+		create(t, o)
+	}
+	waitReady(t, objs...)
+	if fa.Count("PUT 429")+fa.Count("GET 429") == 0 {
+		t.Error("the storm throttled nothing")
+	}
+}
