@@ -1,0 +1,242 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/webhook"
+)
+
+// Config is the operator's whole configuration. Defaults are set by
+// BindFlags (from the environment, else the documented value).
+type Config struct {
+	// Reconciler holds sync period, workers, subscription and poll interval.
+	Reconciler reconciler.Config
+	// ARMEndpoint is the ARM endpoint. Empty means Azure public cloud with
+	// azidentity's DefaultAzureCredential (environment, workload identity,
+	// managed identity, Azure CLI). Env ARMATURE_ARM_ENDPOINT.
+	ARMEndpoint string
+	// ARMCAFile is a PEM file to trust for ARMEndpoint (the emulator's
+	// certificate). Env ARMATURE_ARM_CA_FILE.
+	ARMCAFile string
+	// ARMToken is the bearer token sent to ARMEndpoint when it is set
+	// (any token suits the emulator). Env ARMATURE_ARM_TOKEN; default "armature".
+	ARMToken string
+	// WatchNamespaces limits the operator to these namespaces (all when
+	// empty), for sharding by namespace. Env ARMATURE_WATCH_NAMESPACES.
+	WatchNamespaces []string
+	// Kinds is a comma-separated list of path.Match patterns over
+	// "<group>/<Kind>" selecting the kinds to run (all installed when empty).
+	Kinds string
+	// MetricsAddr serves Prometheus metrics. Default ":8080"; "0" disables.
+	MetricsAddr string
+	// ProbeAddr serves /healthz and /readyz. Default ":8081".
+	ProbeAddr string
+	// LeaderElection makes replicas elect one active leader. Default false
+	// locally; the Deployment turns it on.
+	LeaderElection bool
+	// Webhook serves the admission webhook. Default false.
+	Webhook bool
+	// WebhookPort is the webhook server's port. Default 9443.
+	WebhookPort int
+	// CertDir holds tls.crt/tls.key for the webhook. Empty with Webhook set
+	// means a self-signed certificate is generated (local and dev).
+	CertDir string
+}
+
+// BindFlags registers the flags on fs, with defaults from the environment.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	env := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	c.Reconciler = reconciler.Config{}.Default()
+	fs.DurationVar(&c.Reconciler.SyncPeriod, "sync-period", c.Reconciler.SyncPeriod, "how often each resource is read back from ARM to detect drift")
+	fs.IntVar(&c.Reconciler.WorkersPerKind, "workers-per-kind", c.Reconciler.WorkersPerKind, "concurrent reconciles per kind")
+	fs.DurationVar(&c.Reconciler.PollInterval, "poll-interval", c.Reconciler.PollInterval, "wait between polls of an operation when ARM gives no Retry-After")
+	fs.StringVar(&c.Reconciler.SubscriptionID, "subscription-id", env("AZURE_SUBSCRIPTION_ID", ""), "subscription of resource groups (env AZURE_SUBSCRIPTION_ID)")
+	fs.StringVar(&c.ARMEndpoint, "arm-endpoint", env("ARMATURE_ARM_ENDPOINT", ""), "ARM endpoint, e.g. the emulator's (env ARMATURE_ARM_ENDPOINT; default: Azure with DefaultAzureCredential)")
+	fs.StringVar(&c.ARMCAFile, "arm-ca-file", env("ARMATURE_ARM_CA_FILE", ""), "PEM certificate to trust for --arm-endpoint (env ARMATURE_ARM_CA_FILE)")
+	fs.StringVar(&c.ARMToken, "arm-token", env("ARMATURE_ARM_TOKEN", "armature"), "bearer token for --arm-endpoint (env ARMATURE_ARM_TOKEN)")
+	fs.Func("watch-namespaces", "comma-separated namespaces to watch (env ARMATURE_WATCH_NAMESPACES; default all)", func(s string) error {
+		c.WatchNamespaces = splitList(s)
+		return nil
+	})
+	c.WatchNamespaces = splitList(env("ARMATURE_WATCH_NAMESPACES", ""))
+	fs.StringVar(&c.Kinds, "kinds", env("ARMATURE_KINDS", ""), "comma-separated patterns over group/Kind to run, e.g. 'storage.*/*,resources.*/ResourceGroup' (default: every installed kind)")
+	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8080", "metrics address; 0 disables")
+	fs.StringVar(&c.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
+	fs.BoolVar(&c.LeaderElection, "leader-elect", false, "elect a leader among replicas")
+	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
+	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
+	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Selected returns the descriptors matching Kinds.
+func (c *Config) Selected(all []*descriptor.Descriptor) ([]*descriptor.Descriptor, error) {
+	if c.Kinds == "" {
+		return all, nil
+	}
+	var out []*descriptor.Descriptor
+	for _, d := range all {
+		for _, p := range splitList(c.Kinds) {
+			ok, err := path.Match(p, d.Group+"/"+d.Kind)
+			if err != nil {
+				return nil, fmt.Errorf("--kinds %q: %w", p, err)
+			}
+			if ok {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Credential returns the ARM credential the config asks for.
+func (c *Config) Credential() (azcore.TokenCredential, error) {
+	if c.ARMEndpoint != "" {
+		return arm.StaticToken(c.ARMToken), nil
+	}
+	return azidentity.NewDefaultAzureCredential(nil)
+}
+
+// Run starts the manager and blocks until ctx ends.
+func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
+	logger := ctrl.Log.WithName("operator")
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := apis.AddToScheme(scheme); err != nil {
+		return err
+	}
+	opts := ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
+		HealthProbeBindAddress: c.ProbeAddr,
+		LeaderElection:         c.LeaderElection,
+		LeaderElectionID:       "armature-operator.armature.dev",
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Controller:             config.Controller{UsePriorityQueue: ptr.To(true)},
+	}
+	if len(c.WatchNamespaces) > 0 {
+		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{}}
+		for _, ns := range c.WatchNamespaces {
+			opts.Cache.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	if c.Webhook {
+		wo := ctrlwebhook.Options{Port: c.WebhookPort, CertDir: c.CertDir}
+		if c.CertDir == "" {
+			dir, err := os.MkdirTemp("", "armature-webhook-certs-")
+			if err != nil {
+				return err
+			}
+			certs, err := webhook.SelfSigned([]string{"localhost", "127.0.0.1"}, 365*24*time.Hour)
+			if err != nil {
+				return err
+			}
+			if err := webhook.WriteCertDir(dir, certs); err != nil {
+				return err
+			}
+			wo.CertDir = dir
+		}
+		opts.WebhookServer = ctrlwebhook.NewServer(wo)
+	}
+	mgr, err := ctrl.NewManager(restCfg, opts)
+	if err != nil {
+		return err
+	}
+	selected, err := c.Selected(apis.Descriptors())
+	if err != nil {
+		return err
+	}
+	installed := installedKinds(mgr.GetRESTMapper(), selected)
+	if len(installed) < len(selected) {
+		logger.Info("some kinds have no CRD installed and are not run", "running", len(installed), "selected", len(selected))
+	}
+	if len(installed) == 0 {
+		return errors.New("no selected kind has its CRD installed: apply generated/crds (or config/crd) first")
+	}
+	cred, err := c.Credential()
+	if err != nil {
+		return fmt.Errorf("ARM credential: %w", err)
+	}
+	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, CAFile: c.ARMCAFile, Credential: cred})
+	if err != nil {
+		return err
+	}
+	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler); err != nil {
+		return err
+	}
+	if c.Webhook {
+		if err := webhook.Setup(mgr, webhook.New(installed)); err != nil {
+			return err
+		}
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(c.ARMEndpoint), "namespaces", c.WatchNamespaces)
+	return mgr.Start(ctx)
+}
+
+func endpointLabel(e string) string {
+	if e == "" {
+		return "Azure (DefaultAzureCredential)"
+	}
+	return e
+}
+
+// installedKinds keeps the descriptors whose CRD the apiserver serves.
+func installedKinds(m meta.RESTMapper, ds []*descriptor.Descriptor) []*descriptor.Descriptor {
+	var out []*descriptor.Descriptor
+	for _, d := range ds {
+		if _, err := m.RESTMapping(schema.GroupKind{Group: d.Group, Kind: d.Kind}, d.Version); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package operator
+
+import (
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/generated/apis"
+)
+
+func TestBindFlagsDefaultsAndEnvironment(t *testing.T) {
+	t.Setenv("ARMATURE_ARM_ENDPOINT", "https://127.0.0.1:8443")
+	t.Setenv("ARMATURE_WATCH_NAMESPACES", "team-a, team-b")
+	var c Config
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	c.BindFlags(fs)
+	if err := fs.Parse([]string{"--sync-period=5m"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.ARMEndpoint != "https://127.0.0.1:8443" || c.Reconciler.SyncPeriod != 5*time.Minute || c.Reconciler.WorkersPerKind != 4 {
+		t.Errorf("config %+v", c)
+	}
+	if diff := cmp.Diff([]string{"team-a", "team-b"}, c.WatchNamespaces); diff != "" {
+		t.Errorf("namespaces (-want +got):\n%s", diff)
+	}
+}
+
+func TestSelected(t *testing.T) {
+	c := Config{Kinds: "storage.*/StorageAccount, resources.*/*"}
+	got, err := c.Selected(apis.Descriptors())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, d := range got {
+		kinds = append(kinds, d.Kind)
+	}
+	if diff := cmp.Diff([]string{"Deployment", "ResourceGroup", "StorageAccount"}, kinds); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := (&Config{Kinds: "["}).Selected(apis.Descriptors()); err == nil {
+		t.Error("a bad pattern is an error")
+	}
+}
