@@ -62,5 +62,5 @@ bench-generate: specs ## Time generating the whole shared corpus, by stage, with
 	$(GO) test -run '^$$' -bench BenchmarkGenerate -benchtime 3x -benchmem ./generator/
 
 .PHONY: demo
-demo: generate ## Generate, then show what the generator understood (the operator comes in later issues).
+demo: generate ## Generate, then run the control plane, the ARM emulator and the operator, and show resources converge.
 	@hack/demo.sh

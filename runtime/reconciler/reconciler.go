@@ -457,6 +457,10 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 		r.event(st, corev1.EventTypeNormal, "Detached", "the Azure resource is left in place (policy "+st.policy+")")
 		return r.removeFinalizer(ctx, st)
 	}
+	if !r.Desc.HasVerb(http.MethodDelete) {
+		r.event(st, corev1.EventTypeNormal, "NoDelete", r.Desc.ARMType+" has no DELETE in ARM: it goes with its parent")
+		return r.removeFinalizer(ctx, st)
+	}
 	id := st.obj.GetAnnotations()[AnnotationARMID]
 	if op := st.operation(); op != nil {
 		if op.Verb == http.MethodDelete {
