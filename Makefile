@@ -47,7 +47,15 @@ check-examples: specs ## Check every x-ms-examples PUT body against generated/cr
 	$(GO) run ./cmd/armature check-examples --crds generated/crds --min-ratio 0.98
 
 .PHONY: bench
-bench: bench-generate bench-fakearm ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm bench-webhook bench-reconcile ## Run the benchmarks and print their figures.
+
+.PHONY: bench-reconcile
+bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs the apiserver floor, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkReconcile -benchtime 1x -timeout 30m ./test/reconciler/
+
+.PHONY: bench-webhook
+bench-webhook: ## Admission latency p50/p99 of the webhook handlers, in-process.
+	$(GO) test -run '^$$' -bench BenchmarkAdmission ./webhook/
 
 .PHONY: bench-fakearm
 bench-fakearm: ## Requests per second of the ARM emulator over loopback HTTPS (GET and PUT).

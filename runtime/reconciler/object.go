@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,7 +53,13 @@ type operation struct {
 	Token string `json:"token"`
 	// Applied is the last-applied value to record when the operation ends.
 	Applied string `json:"applied,omitempty"`
+	// Started is when the operation started (RFC 3339).
+	Started string `json:"started,omitempty"`
 }
+
+// slowOperation is how long an operation runs before its progress is
+// written to the Ready condition: quicker ones cost no status write.
+const slowOperation = 5 * time.Second
 
 func policy(obj *unstructured.Unstructured) string {
 	switch p := obj.GetAnnotations()[AnnotationPolicy]; p {

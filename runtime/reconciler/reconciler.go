@@ -309,7 +309,7 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id, verb string, paylo
 // startOperation keeps the operation on the object and requeues.
 func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, res *arm.Result, applied string) (reconcile.Result, error) {
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied}))
+	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339)}))
 	setAnnotation(st.obj, AnnotationARMID, id)
 	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, err
@@ -354,7 +354,11 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 				return reconcile.Result{}, err
 			}
 		}
-		st.setCondition(false, ReasonReconciling, fmt.Sprintf("%s %s in progress", op.Verb, id))
+		started, _ := time.Parse(time.RFC3339, op.Started)
+		if time.Since(started) < slowOperation {
+			return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
+		}
+		st.setCondition(false, ReasonReconciling, fmt.Sprintf("%s %s in progress since %s", op.Verb, id, op.Started))
 		return reconcile.Result{RequeueAfter: r.pollAfter(res)}, r.writeStatus(ctx, st)
 	}
 	inflight.Dec()
