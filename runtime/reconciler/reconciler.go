@@ -235,7 +235,13 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		if r.Desc.HasVerb(http.MethodPatch) && !r.Desc.PatchTagsOnly {
 			verb, payload = http.MethodPatch, []byte(mustJSON(pm))
 		} else {
-			verb, payload = http.MethodPut, []byte(mustJSON(desired))
+			// No PATCH for this change: GET, apply the patch, PUT, so
+			// what others set in Azure outside the spec is kept.
+			body, err := r.liveWithPatch(ctx, st, id, pm)
+			if err != nil {
+				return r.fail(ctx, st, err)
+			}
+			verb, payload = http.MethodPut, []byte(mustJSON(body))
 		}
 	}
 	if verb == "" {
@@ -259,6 +265,39 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	r.event(st, corev1.EventTypeNormal, verbReason(verb, last == ""), fmt.Sprintf("%s %s", verb, id))
 	return r.observe(ctx, st, id, desired)
+}
+
+// liveWithPatch GETs the resource, drops what a request must not carry
+// (readOnly values) and applies the merge patch.
+func (r *Reconciler) liveWithPatch(ctx context.Context, st *state, id string, patch map[string]any) (map[string]any, error) {
+	if st.policy == PolicyPlan {
+		return patch, nil
+	}
+	res, err := r.armCall(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return nil, err
+	}
+	live := res.Body
+	if live == nil {
+		live = map[string]any{}
+	}
+	r.Desc.Walk(live, func(n descriptor.Node) bool {
+		if !n.Known || n.Class == descriptor.ReadOnly {
+			delete(n.Parent, n.Key)
+			return false
+		}
+		return true
+	})
+	pb, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := jsonpatch.MergePatch([]byte(mustJSON(live)), pb)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(merged, &out)
 }
 
 // stale reports whether the apiserver has newer reconciler annotations than

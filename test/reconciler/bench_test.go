@@ -89,7 +89,7 @@ func benchOperator(b *testing.B, fa *fakearm.Running, ns string, w *writes) func
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := reconciler.Config{SubscriptionID: subscription, SyncPeriod: time.Hour, PollInterval: 200 * time.Millisecond, WorkersPerKind: 32}
+	cfg := reconciler.Config{SubscriptionID: subscription, SyncPeriod: time.Hour, PollInterval: 200 * time.Millisecond, WorkersPerKind: 8}
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
 		b.Fatal(err)
 	}

@@ -78,6 +78,15 @@ func TestConvergeEditDelete(t *testing.T) {
 	if calls(fa, http.MethodPatch, blobID) != 0 {
 		t.Error("blob services have no PATCH")
 	}
+	var seq []string
+	for _, e := range fa.Journal() {
+		if e.Path == blobID {
+			seq = append(seq, e.Method)
+		}
+	}
+	if len(seq) < 2 || seq[0] != http.MethodGet || seq[1] != http.MethodPut {
+		t.Errorf("an update without PATCH is GET then PUT, got %v", seq)
+	}
 
 	// A no-op resync: one GET, no ARM write, no apiserver write.
 	waitReady(t, blob)
