@@ -1,0 +1,91 @@
+package arm_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/armature-dev/armature/fakearm"
+	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+const (
+	rg  = "/subscriptions/00000000-0000-0000-0000-0000000000c1/resourceGroups/arm-test"
+	sa  = rg + "/providers/Microsoft.Storage/storageAccounts/armtest01"
+	rgV = "2024-03-01"
+	saV = "2023-05-01"
+)
+
+func setup(t *testing.T, o fakearm.Options, low int) (*fakearm.Running, arm.Client) {
+	t.Helper()
+	o.RetryAfter = -1
+	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fa.Close() })
+	c, err := arm.NewClient(arm.Options{Endpoint: fa.URL, Credential: arm.StaticToken("t"), Transport: fa.HTTPClient(), QuotaLow: low, QuotaMaxDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fa, c
+}
+
+func TestOperationsAndResume(t *testing.T) {
+	_, c := setup(t, fakearm.Options{LROPolls: 2}, 0)
+	ctx := context.Background()
+	if _, err := c.Put(ctx, rg, rgV, []byte(`{"location":"westeurope"}`)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Put(ctx, sa, saV, []byte(`{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Done() {
+		t.Fatal("a storage account PUT is a long-running operation")
+	}
+	polls := 0
+	for !res.Done() {
+		polls++
+		if res, err = c.Poll(ctx, res.Token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if polls != 3 || res.Body["id"] != sa {
+		t.Errorf("after %d polls: %v", polls, res.Body["id"])
+	}
+	if _, err := c.Get(ctx, rg+"/providers/Microsoft.Storage/storageAccounts/none", saV); !arm.IsNotFound(err) {
+		t.Errorf("missing resource: %v", err)
+	}
+	_, err = c.Put(ctx, sa, saV, []byte(`{"location":"northeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"}}`))
+	var ae *arm.Error
+	if !errors.As(err, &ae) || ae.Code != "PropertyChangeNotAllowed" || ae.Target != "location" || !arm.IsTerminal(err) {
+		t.Errorf("create-only change: %v", err)
+	}
+	if res, err := c.Delete(ctx, sa+"x", saV); err != nil || res.Status != http.StatusNoContent {
+		t.Errorf("deleting a missing resource succeeds: %v %v", res, err)
+	}
+}
+
+// TestQuotaSlowsDown: with few writes left in the window, the client waits
+// before sending, instead of being throttled.
+func TestQuotaSlowsDown(t *testing.T) {
+	_, c := setup(t, fakearm.Options{WriteBudget: 6, QuotaWindow: time.Hour}, 5)
+	ctx := context.Background()
+	var last time.Duration
+	for i := 0; i < 5; i++ {
+		start := time.Now()
+		if _, err := c.Put(ctx, rg, rgV, []byte(`{"location":"westeurope"}`)); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		last = time.Since(start)
+	}
+	// 6 allowed: after the 5th write 1 remains, so the last waited about
+	// (5-2)/5 of the 200ms maximum.
+	if last < 80*time.Millisecond {
+		t.Errorf("the last write was not slowed down: %s", last)
+	}
+}
