@@ -214,7 +214,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if last == "" && adopt != "" {
 		if _, err := r.armCall(ctx, http.MethodGet, id, nil); err != nil {
 			if arm.IsNotFound(err) {
-				st.setCondition(false, ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
+				st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
 				return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, r.writeStatus(ctx, st)
 			}
 			return r.fail(ctx, st, err)
@@ -463,7 +463,7 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 		case state == "" || strings.EqualFold(state, "Succeeded"):
 			st.setCondition(true, ReasonSucceeded, "")
 		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
-			st.setCondition(false, ReasonFailed, "provisioningState is "+state)
+			st.userMustAct(ReasonFailed, "provisioningState is "+state)
 		default:
 			st.setCondition(false, ReasonReconciling, "provisioningState is "+state)
 			if err := r.writeStatus(ctx, st); err != nil {
@@ -564,14 +564,14 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 	var ae *arm.Error
 	switch {
 	case errors.As(err, &te):
-		st.setCondition(false, te.reason, te.message)
+		st.userMustAct(te.reason, te.message)
 		r.event(st, corev1.EventTypeWarning, te.reason, te.message)
 	case arm.IsTerminal(err) && errors.As(err, &ae):
 		msg := ae.Message
 		if ae.Target != "" {
 			msg += " (target " + ae.Target + ")"
 		}
-		st.setCondition(false, ae.Code, "Azure refused the request; fix the spec: "+msg)
+		st.userMustAct(ae.Code, "Azure refused the request; fix the spec: "+msg)
 		r.event(st, corev1.EventTypeWarning, ae.Code, msg)
 		err = &terminalError{reason: ae.Code, message: msg}
 	default:

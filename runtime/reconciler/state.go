@@ -12,9 +12,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Condition type and reasons.
+// Condition types and reasons. Ready summarises; ActionRequired separates
+// "you must act" (True: a terminal ARM error, a missing adoption target, a
+// failed provisioning) from "the operator is retrying or waiting" (False).
 const (
 	ConditionReady              = "Ready"
+	ConditionActionRequired     = "ActionRequired"
+	ReasonNone                  = "None"
 	ReasonSucceeded             = "Succeeded"
 	ReasonReconciling           = "Reconciling"
 	ReasonWaitingForOwner       = "WaitingForOwner"
@@ -30,7 +34,9 @@ type state struct {
 	policy string
 	owner  *unstructured.Unstructured
 	cond   *metav1.Condition
-	body   map[string]any // GET body for status, if read
+	// mustAct marks cond as something only the user can fix.
+	mustAct bool
+	body    map[string]any // GET body for status, if read
 }
 
 func newState(obj *unstructured.Unstructured) *state {
@@ -53,7 +59,14 @@ func (st *state) operation() *operation {
 	return &op
 }
 
+// userMustAct sets Ready=False and ActionRequired=True with the reason.
+func (st *state) userMustAct(reason, message string) {
+	st.setCondition(false, reason, message)
+	st.mustAct = true
+}
+
 func (st *state) setCondition(ok bool, reason, message string) {
+	st.mustAct = false
 	status := metav1.ConditionFalse
 	if ok {
 		status = metav1.ConditionTrue
@@ -80,6 +93,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 	conds := conditions(st.obj)
 	if st.cond != nil {
 		meta.SetStatusCondition(&conds, *st.cond)
+		act := metav1.Condition{Type: ConditionActionRequired, Status: metav1.ConditionFalse, Reason: ReasonNone, ObservedGeneration: st.cond.ObservedGeneration}
+		if st.mustAct {
+			act.Status, act.Reason, act.Message = metav1.ConditionTrue, st.cond.Reason, st.cond.Message
+		}
+		meta.SetStatusCondition(&conds, act)
 	}
 	var list []any
 	for _, c := range conds {

@@ -276,6 +276,12 @@ func TestErrors(t *testing.T) {
 	if !strings.Contains(msg, "fix the spec") {
 		t.Errorf("message %q", msg)
 	}
+	if s := condition(get(t, bad), "ActionRequired"); s != "True" {
+		t.Errorf("a terminal error needs the user: ActionRequired=%q", s)
+	}
+	if s := condition(get(t, rg), "ActionRequired"); s != "False" {
+		t.Errorf("a Ready resource: ActionRequired=%q", s)
+	}
 
 	// A 429 storm: half the requests throttled; everything converges.
 	fa.SetFaults(fakearm.Faults{ThrottleRate: 0.5, ThrottleRetryAfterSeconds: 1, PathContains: "storm"})
@@ -289,4 +295,15 @@ func TestErrors(t *testing.T) {
 	if fa.Count("PUT 429")+fa.Count("GET 429") == 0 {
 		t.Error("the storm throttled nothing")
 	}
+}
+
+func condition(u *unstructured.Unstructured, typ string) string {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
 }
