@@ -54,7 +54,7 @@ func run(ctx context.Context) error {
 	started := time.Now()
 
 	step("Starting a real kube-apiserver and etcd (envtest) with the %d generated CRDs", len(apis.Descriptors()))
-	env, restCfg, err := envtestutil.Start(filepath.Join(envtestutil.RepoRoot(), "generated", "crds"))
+	env, restCfg, err := envtestutil.Start(filepath.Join(envtestutil.RepoRoot(), "generated", "crds"), filepath.Join(envtestutil.RepoRoot(), "examples", "composite", "crd.yaml"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func run(ctx context.Context) error {
 		opDone <- operator.Run(opCtx, restCfg, operator.Config{
 			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
 			ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "demo",
-			MetricsAddr: "0", ProbeAddr: "0",
+			MetricsAddr: "0", ProbeAddr: "0", ExampleComposites: true,
 		})
 	}()
 	defer func() {
@@ -182,6 +182,28 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("  resources left in ARM: %d\n", len(fa.ResourceIDs()))
 
+	step("A composition: an AppStack (examples/composite) declares a storage account, its blob service and a container")
+	stack := obj("examples.armature.dev/v1alpha1", "AppStack", ns, "shop", map[string]any{"resourceGroup": "shop-rg", "storageAccountName": "shopdata01"})
+	shopRG := obj("resources.azure.armature.dev/v20240301", "ResourceGroup", ns, "shop-rg", map[string]any{"location": "westeurope"})
+	for _, o := range []*unstructured.Unstructured{shopRG, stack} {
+		if err := k8s.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	last := ""
+	if err := waitFor(ctx, 60*time.Second, func() bool {
+		u := get(ctx, k8s, stack)
+		summary, _, _ := unstructured.NestedString(u.Object, "status", "summary")
+		isReady, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+		if summary != last && summary != "" {
+			fmt.Printf("  AppStack/shop: %s\n", summary)
+			last = summary
+		}
+		return isReady
+	}); err != nil {
+		return fmt.Errorf("AppStack: %w", err)
+	}
+
 	step("Summary")
 	counts := fa.Counts()
 	var keys []string
@@ -191,7 +213,7 @@ func run(ctx context.Context) error {
 		}
 	}
 	sort.Strings(keys)
-	fmt.Print("  ARM requests of the deletion, by verb and status:")
+	fmt.Print("  ARM requests of the deletion and the composition, by verb and status:")
 	for _, k := range keys {
 		fmt.Printf(" %s×%d", k, counts[k])
 	}

@@ -26,8 +26,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/armature-dev/armature/examples/composite"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/configurator"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
@@ -68,6 +70,9 @@ type Config struct {
 	// CertDir holds tls.crt/tls.key for the webhook. Empty with Webhook set
 	// means a self-signed certificate is generated (local and dev).
 	CertDir string
+	// ExampleComposites runs the configurator with the AppStack example of
+	// examples/composite (its CRD must be installed). Default false.
+	ExampleComposites bool
 }
 
 // BindFlags registers the flags on fs, with defaults from the environment.
@@ -98,6 +103,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
 	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
 	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed")
+	fs.BoolVar(&c.ExampleComposites, "example-composites", false, "run the AppStack composition of examples/composite on the configurator")
 }
 
 func splitList(s string) []string {
@@ -210,6 +216,15 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	}
 	if c.Webhook {
 		if err := webhook.Setup(mgr, webhook.New(installed)); err != nil {
+			return err
+		}
+	}
+	if c.ExampleComposites {
+		reg, err := configurator.SetupWithManager(mgr, configurator.WithLeaderElection(c.LeaderElection))
+		if err != nil {
+			return err
+		}
+		if err := composite.Register(reg); err != nil {
 			return err
 		}
 	}
