@@ -35,7 +35,7 @@ func TestReplayExamples(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(specs, "specification")); err != nil {
 		t.Skipf("the Azure specs are not at %s: run hack/sync-specs.sh (CI always has ../shared/specs)", specs)
 	}
-	a, err := generator.Analyze(generator.Options{SpecRoot: specs, Files: c.Files, Exclude: c.Excluded, Domain: c.Domain})
+	a, err := generator.Analyze(generator.Options{SpecRoot: specs, Files: c.Files, Config: c, Domain: c.Domain})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/armature-dev/armature/generator"
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/generator/model"
 )
 
 // corpus returns the options for the real Azure specs of specs/armature.yaml,
@@ -31,7 +32,7 @@ func corpus(tb testing.TB) generator.Options {
 	if _, err := os.Stat(filepath.Join(root, "specification")); err != nil {
 		tb.Skipf("the Azure specs are not at %s: run hack/sync-specs.sh or set %s (CI always has ../shared/specs)", root, config.EnvSpecRoot)
 	}
-	return generator.Options{SpecRoot: root, Files: cfg.Files, Exclude: cfg.Excluded, Domain: cfg.Domain}
+	return generator.Options{SpecRoot: root, Files: cfg.Files, Config: cfg, Domain: cfg.Domain}
 }
 
 func analyzeCorpus(t *testing.T) *generator.Analysis {
@@ -106,6 +107,79 @@ func TestCorpusClassification(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCorpusOverrides checks the corrections specs/armature.yaml makes to
+// the real swagger (its comments give the evidence): each changes the class
+// the rules give, says why, and leaves the property out of the spec.
+func TestCorpusOverrides(t *testing.T) {
+	a := analyzeCorpus(t)
+	cases := map[string]struct {
+		armType   string
+		path      string
+		was, want classify.Class
+	}{
+		"VaultURI":             {"Microsoft.KeyVault/vaults", "properties.vaultUri", classify.CreateOnly, classify.ReadOnly},
+		"VaultProvisioning":    {"Microsoft.KeyVault/vaults", "properties.provisioningState", classify.CreateOnly, classify.ReadOnly},
+		"StorageVNetRuleState": {"Microsoft.Storage/storageAccounts", "properties.networkAcls.virtualNetworkRules[*].state", classify.Writable, classify.ReadOnly},
+		"VMExtensionView":      {"Microsoft.Compute/virtualMachines/extensions", "properties.instanceView", classify.CreateOnly, classify.ReadOnly},
+		"VMSSVMExtensionView":  {"Microsoft.Compute/virtualMachineScaleSets/virtualMachines/extensions", "properties.instanceView", classify.CreateOnly, classify.ReadOnly},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := a.Model.Kinds[strings.ToLower(tc.armType)]
+			if k == nil {
+				t.Fatalf("%s was not modelled", tc.armType)
+			}
+			e, ok := k.Table.Entry(tc.path)
+			if !ok {
+				t.Fatalf("%s has no property %s", tc.armType, tc.path)
+			}
+			if e.Class != tc.want || e.Was != tc.was || !strings.HasPrefix(e.Rule, classify.RuleOverride) || e.Override == nil || e.Override.Because == "" {
+				t.Errorf("%s %s = %s (was %q, rule %q), want %s (was %s) by an override with a reason", tc.armType, tc.path, e.Class, e.Was, e.Rule, tc.want, tc.was)
+			}
+			if inSpec(k.Spec, tc.path) {
+				t.Errorf("spec.%s is still in the spec", tc.path)
+			}
+		})
+	}
+	if !inSpec(a.Model.Kinds["microsoft.keyvault/vaults"].Spec, "properties.tenantId") || !inSpec(a.Model.Kinds["microsoft.storage/storageaccounts"].Spec, "properties.networkAcls.virtualNetworkRules[*].id") {
+		t.Error("inSpec must find fields that are in the spec")
+	}
+	sa := a.Model.Kinds["microsoft.storage/storageaccounts"]
+	if len(sa.Defaults) != 1 || sa.Defaults[0].Path != "properties.minimumTlsVersion" || sa.Defaults[0].JSON != `"TLS1_2"` {
+		t.Errorf("StorageAccount defaults = %+v, want properties.minimumTlsVersion = \"TLS1_2\"", sa.Defaults)
+	}
+}
+
+// inSpec reports whether a dotted path (`[*]` for array items) names a field
+// of the spec.
+func inSpec(st *model.Struct, path string) bool {
+	segs := strings.Split(path, ".")
+	for i, seg := range segs {
+		name := strings.TrimSuffix(seg, "[*]")
+		var f *model.Field
+		for _, x := range st.Fields {
+			if x.JSONName == name {
+				f = x
+			}
+		}
+		if f == nil {
+			return false
+		}
+		if i == len(segs)-1 {
+			return true
+		}
+		t := f.Type
+		for t.Kind == model.Slice || t.Kind == model.Map {
+			t = t.Elem
+		}
+		if t.Kind != model.StructRef {
+			return false
+		}
+		st = t.Struct
+	}
+	return false
 }
 
 func TestCorpusTree(t *testing.T) {

@@ -8,18 +8,30 @@
 // unsupported construct) skips that resource, is reported with its file and
 // JSON pointer, and makes the run fail at the end, after everything else has
 // been analysed, so one run shows every problem.
+//
+// # Config
+//
+// With Options.Config (specs/armature.yaml), include and exclude choose the
+// resource types and overrides correct them (see generator/override). An
+// include, exclude or override entry that matches nothing, or an override
+// that cannot apply, is an error of the config (*config.Error) in
+// Analysis.Errors; Generate writes nothing while there is one, because the
+// output would silently differ from what the file says.
 package generator
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -32,6 +44,11 @@ type Options struct {
 	// Exclude returns why an ARM type is left out, or "" to keep it.
 	// Defaults to keeping every type.
 	Exclude func(armType string) string
+	// Config is specs/armature.yaml: its include and exclude lists choose
+	// the ARM types (as Exclude does, in addition to it) and its overrides
+	// correct them; entries that match nothing are errors. Files, Domain
+	// and SpecRoot are not taken from it. Defaults to none.
+	Config *config.Config
 	// Domain is the API group suffix. Defaults to model.DefaultDomain.
 	Domain string
 	// OutDir is where Generate writes. Required for Generate.
@@ -95,22 +112,38 @@ func Analyze(opts Options) (*Analysis, error) {
 
 	t0 = time.Now()
 	var inputs []model.Input
+	a.Errors = append(a.Errors, staleSelections(opts.Config, t)...)
+	domain := opts.Domain
+	if domain == "" {
+		domain = model.DefaultDomain
+	}
+	var fixes *override.Set
+	if opts.Config != nil && len(opts.Config.Overrides) > 0 {
+		fixes = override.New(opts.Config.ConfigFile(), opts.Config.Overrides)
+	}
 	for i, r := range t.Resources {
-		if opts.Exclude != nil {
-			if why := opts.Exclude(r.ARMType); why != "" {
-				a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: "excluded by config: " + why})
-				continue
-			}
+		why := opts.Config.Excluded(r.ARMType)
+		if why == "" && opts.Exclude != nil {
+			why = opts.Exclude(r.ARMType)
+		}
+		if why != "" {
+			a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: "excluded by config: " + why})
+			continue
 		}
 		progress(fmt.Sprintf("classify [%d/%d] %s", i+1, len(t.Resources), r.ARMType))
-		tb, err := classify.Classify(a.Loader, r)
+		short := model.GroupShort(r.Provider)
+		k := fixes.For(override.Target{
+			Group: short + "." + domain, Short: short, Version: model.Version(r.APIVersion), APIVersion: r.APIVersion,
+			Kind: model.KindName(r.Types), ARMType: r.ARMType,
+		})
+		tb, err := classify.ClassifyWith(a.Loader, r, k)
 		if err != nil {
 			a.Errors = append(a.Errors, fmt.Errorf("%s: %w", r.ARMType, err))
 			a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: err.Error()})
 			continue
 		}
 		a.Tables[strings.ToLower(r.ARMType)] = tb
-		inputs = append(inputs, model.Input{Resource: r, Table: tb})
+		inputs = append(inputs, model.Input{Resource: r, Table: tb, Fixes: k})
 	}
 	a.Timings.Classify = time.Since(t0)
 
@@ -119,6 +152,7 @@ func Analyze(opts Options) (*Analysis, error) {
 	m, errs := model.Build(a.Loader, inputs, model.Config{Domain: opts.Domain})
 	a.Model = m
 	a.Errors = append(a.Errors, errs...)
+	a.Errors = append(a.Errors, fixes.Errors()...)
 	a.Timings.Model = time.Since(t0)
 	sort.SliceStable(a.Skipped, func(i, j int) bool {
 		if a.Skipped[i].File != a.Skipped[j].File {
@@ -146,6 +180,9 @@ func Generate(opts Options) (*Result, error) {
 	if opts.OutDir == "" {
 		return nil, fmt.Errorf("generator: OutDir is required")
 	}
+	if errs := ConfigErrors(a.Errors); len(errs) > 0 {
+		return nil, fmt.Errorf("nothing written: %d entries of %s do not apply:\n  %w", len(errs), opts.Config.ConfigFile(), joinIndented(errs))
+	}
 	extra, notes := learnFromExamples(a, opts.SpecRoot)
 	er, err := emit.Emit(a.Model, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
 	if err != nil {
@@ -154,4 +191,53 @@ func Generate(opts Options) (*Result, error) {
 	a.Timings.Emit = er.Timings
 	er.Notes = append(er.Notes, notes...)
 	return &Result{Analysis: a, Emit: er}, nil
+}
+
+// ConfigErrors returns the errors that concern the config file rather than
+// the swagger.
+func ConfigErrors(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// joinIndented joins errors one per line, indented like the first.
+func joinIndented(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+// staleSelections reports include and exclude entries that match no
+// resource type of the files.
+func staleSelections(c *config.Config, t *tree.Tree) []error {
+	if c == nil {
+		return nil
+	}
+	var out []error
+	for _, list := range []struct {
+		name string
+		sel  []config.Select
+	}{{"include", c.Include}, {"exclude", c.Exclude}} {
+		for i, e := range list.sel {
+			found := false
+			for _, r := range t.Resources {
+				if config.MatchARMType(e.ARMType, r.ARMType) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, &config.Error{File: c.ConfigFile(), Entry: fmt.Sprintf("%s[%d] (%s)", list.name, i, e.ARMType), Msg: "matches no resource type of the files (`armature inspect --json` lists them, and the paths it skipped)"})
+			}
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/inspect"
 )
@@ -36,16 +37,10 @@ func TestGolden(t *testing.T) {
 		name := c.Name()
 		t.Run(name, func(t *testing.T) {
 			input := filepath.Join("testdata", name, "input")
-			files, err := filepath.Glob(filepath.Join(input, "*.json"))
-			if err != nil || len(files) == 0 {
-				t.Fatalf("no input swagger in %s", input)
-			}
-			for i := range files {
-				files[i] = filepath.Base(files[i])
-			}
-			got := generate(t, input, files)
+			opts := caseOptions(t, input)
+			got := generate(t, opts)
 			// The same input gives byte-identical output.
-			if again := generate(t, input, files); !cmp.Equal(got, again) {
+			if again := generate(t, opts); !cmp.Equal(got, again) {
 				t.Fatalf("two runs over the same input differ:\n%s", cmp.Diff(got, again))
 			}
 			expected := filepath.Join("testdata", name, "expected")
@@ -74,12 +69,43 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// caseOptions are the generator options of a golden case: input/armature.yaml
+// when the case has one (its files, include, exclude and overrides), else
+// every input/*.json.
+func caseOptions(t *testing.T, input string) generator.Options {
+	t.Helper()
+	opts := generator.Options{SpecRoot: input}
+	if cfgFile := filepath.Join(input, "armature.yaml"); fileExists(cfgFile) {
+		cfg, err := config.Load(cfgFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Files, opts.Config = cfg.Files, cfg
+		return opts
+	}
+	files, err := filepath.Glob(filepath.Join(input, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no input swagger in %s", input)
+	}
+	for _, f := range files {
+		opts.Files = append(opts.Files, filepath.Base(f))
+	}
+	return opts
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // generate runs the generator and returns every output file plus the
 // inspect report as inspect.json.
-func generate(t *testing.T, root string, files []string) map[string][]byte {
+func generate(t *testing.T, opts generator.Options) map[string][]byte {
 	t.Helper()
-	out := t.TempDir()
-	res, err := generator.Generate(generator.Options{SpecRoot: root, Files: files, OutDir: out, ImportPath: "example.com/golden/generated"})
+	opts.OutDir = t.TempDir()
+	opts.ImportPath = "example.com/golden/generated"
+	out := opts.OutDir
+	res, err := generator.Generate(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +157,7 @@ func union(a, b map[string][]byte) []string {
 }
 
 func TestGeneratedGoStartsWithHeader(t *testing.T) {
-	files := generate(t, "testdata/contoso/input", []string{"widgets.json"})
+	files := generate(t, generator.Options{SpecRoot: "testdata/contoso/input", Files: []string{"widgets.json"}})
 	n := 0
 	for p, b := range files {
 		if !strings.HasSuffix(p, ".go") {

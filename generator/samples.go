@@ -54,6 +54,9 @@ func sampleYAML(k *model.Kind, ex examples.Example) ([]byte, error) {
 	if len(cr.Dropped) > 0 {
 		fmt.Fprintf(&b, "# Dropped readOnly values of the example: %s.\n", strings.Join(cr.Dropped, ", "))
 	}
+	if len(cr.Hidden) > 0 {
+		fmt.Fprintf(&b, "# Dropped values of the example that specs/armature.yaml hides: %s.\n", strings.Join(cr.Hidden, ", "))
+	}
 	for _, s := range cr.Secrets {
 		fmt.Fprintf(&b, "# spec.%s references a Secret: create it before applying this sample.\n", s)
 	}

@@ -150,7 +150,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	if err := webhook.Setup(mgr, webhook.New(ds)); err != nil {
+	var wopts []webhook.Option
+	for gvk, d := range apis.Defaults() {
+		wopts = append(wopts, webhook.WithDefaults(gvk, d))
+	}
+	if err := webhook.Setup(mgr, webhook.New(ds, wopts...)); err != nil {
 		return err
 	}
 	if o.healthAddr != "0" {

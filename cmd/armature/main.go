@@ -7,7 +7,8 @@
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
-// exist).
+// exist). With a config, its include, exclude and overrides apply
+// (docs/overrides.md).
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,11 +35,13 @@ const usage = `armature turns ARM swagger into Kubernetes CRDs.
 
 Usage:
   armature generate [flags] [FILE.json ...]   write Go types, deepcopy, CRD YAML and docs
-  armature inspect  [flags] [FILE.json ...]   show the resource tree and property classes
+  armature inspect  [flags] [FILE.json ...]   show the resource tree, property classes and what overrides changed
   armature check-examples [flags] [FILE.json ...]
                                               check every x-ms-examples PUT body against the CRDs, offline
 
-Without FILE arguments the files come from --config (default specs/armature.yaml).
+Without FILE arguments the files come from --config (default specs/armature.yaml), and its
+include, exclude and overrides apply (docs/overrides.md); an entry that matches or changes
+nothing is an error.
 Run 'armature <command> -h' for the flags of a command.
 `
 
@@ -102,7 +106,7 @@ func (c *common) options(args []string) (generator.Options, *config.Config, erro
 		}
 		opts.SpecRoot = config.ResolveSpecRoot(c.specRoot, cfg, cfg.Dir)
 		opts.Files = cfg.Files
-		opts.Exclude = cfg.Excluded
+		opts.Config = cfg
 		opts.Domain = cfg.Domain
 	} else {
 		opts.SpecRoot = config.ResolveSpecRoot(c.specRoot, nil, ".")
@@ -203,11 +207,26 @@ func errorsOf(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
+	cfgErrs := generator.ConfigErrors(errs)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d problems in the swagger (the resources concerned were skipped):", len(errs))
-	for _, e := range errs {
-		b.WriteString("\n  ")
-		b.WriteString(e.Error())
+	if n := len(errs) - len(cfgErrs); n > 0 {
+		fmt.Fprintf(&b, "%d problems in the swagger (the resources concerned were skipped):", n)
+		for _, e := range errs {
+			if !slices.Contains(cfgErrs, e) {
+				b.WriteString("\n  ")
+				b.WriteString(e.Error())
+			}
+		}
+	}
+	if len(cfgErrs) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%d entries of the config do not apply (fix or remove them):", len(cfgErrs))
+		for _, e := range cfgErrs {
+			b.WriteString("\n  ")
+			b.WriteString(e.Error())
+		}
 	}
 	return errors.New(b.String())
 }

@@ -141,3 +141,78 @@ func TestGenerateFromFileArguments(t *testing.T) {
 		}
 	}
 }
+
+const overridesCase = "../../generator/testdata/overrides/input"
+
+func TestInspectShowsOverrides(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"--properties", "--kind", "Gadget", "--config", overridesCase + "/armature.yaml", "--spec-root", overridesCase}
+	if err := runInspect(args, &out, &errb); err != nil {
+		t.Fatalf("inspect: %v\n%s", err, errb.String())
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	for path, want := range map[string][]string{
+		"properties.endpoint":   {"readOnly", "override: the service computes the endpoint; the swagger forgets readOnly", "[override: class readOnly (swagger: createOnly)]"},
+		"properties.legacyMode": {"writable", "hidden by override: deprecated; the service ignores it since 2024", "[override: hidden]"},
+		"properties.tier":       {"writable", `[override: default "Standard": our clusters run Standard unless a team says otherwise]`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[path], w) {
+				t.Errorf("inspect --properties: the line of %s lacks %q: %q", path, w, lines[path])
+			}
+		}
+	}
+	out.Reset()
+	if err := runInspect(append(args, "--json"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Resources []struct {
+			Kind      string            `json:"kind"`
+			Overrides map[string]string `json:"overrides"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Resources[0].Overrides["properties.endpoint"]; got != "class readOnly (swagger: createOnly): the service computes the endpoint; the swagger forgets readOnly" {
+		t.Errorf("overrides[properties.endpoint] = %q", got)
+	}
+}
+
+func TestStaleOverrideFailsGenerate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "specs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "armature.yaml")
+	body := "files: [gizmo.json]\noverrides:\n  - kind: Gadget\n    path: properties.endpointUri\n    class: readOnly\n    because: renamed upstream\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := filepath.Abs(overridesCase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stdout, errb bytes.Buffer
+	err = runGenerate([]string{"--quiet", "--config", cfg, "--spec-root", spec, "--out", out}, &stdout, &errb)
+	want := cfg + ": overrides[0] (Gadget properties.endpointUri): matches no property of Gadget"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("a stale override must stop generation before anything is written")
+	}
+	// inspect still shows everything, and the problem.
+	stdout.Reset()
+	err = runInspect([]string{"--config", cfg, "--spec-root", spec}, &stdout, &errb)
+	if err == nil || !strings.Contains(err.Error(), "1 entries of the config do not apply") || !strings.Contains(stdout.String(), "Gadget") {
+		t.Errorf("inspect: err = %v\n%s", err, stdout.String())
+	}
+}

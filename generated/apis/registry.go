@@ -4,6 +4,7 @@
 package apis
 
 import (
+	"encoding/json"
 	cachev20240301 "github.com/armature-dev/armature/generated/apis/cache/v20240301"
 	computev20240301 "github.com/armature-dev/armature/generated/apis/compute/v20240301"
 	keyvaultv20230701 "github.com/armature-dev/armature/generated/apis/keyvault/v20230701"
@@ -12,6 +13,7 @@ import (
 	storagev20230501 "github.com/armature-dev/armature/generated/apis/storage/v20230501"
 	descriptor "github.com/armature-dev/armature/runtime/descriptor"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Descriptors returns the descriptor of every generated kind.
@@ -23,6 +25,19 @@ func Descriptors() []*descriptor.Descriptor {
 	out = append(out, managedidentityv20230131.Descriptors()...)
 	out = append(out, resourcesv20240301.Descriptors()...)
 	out = append(out, storagev20230501.Descriptors()...)
+	return out
+}
+
+// Defaults returns the configured defaults of every generated kind that has
+// some (specs/armature.yaml overrides with default:): spec property path →
+// JSON value, in the form webhook.WithDefaults takes.
+func Defaults() map[schema.GroupVersionKind]map[string]any {
+	out := map[schema.GroupVersionKind]map[string]any{}
+	out[schema.GroupVersionKind{
+		Group:   "storage.azure.armature.dev",
+		Kind:    "StorageAccount",
+		Version: "v20230501",
+	}] = map[string]any{"properties.minimumTlsVersion": json.RawMessage("\"TLS1_2\"")}
 	return out
 }
 

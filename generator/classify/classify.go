@@ -1,10 +1,14 @@
 package classify
 
 import (
+	"encoding/json"
+	"math"
 	"sort"
 	"strings"
 
+	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -38,6 +42,14 @@ const (
 	RulePUTNoPATCH       = "in the PUT body; the resource has no PATCH"
 	RulePUTTagsPATCH     = "in the PUT body; PATCH only updates tags, so updates go through PUT"
 	RuleGETOnly          = "only in the GET response"
+	// RuleOverride is the rule of a class an override decided; the
+	// override's because follows.
+	RuleOverride = "override: "
+	// RuleHidden is added to the rule of a property an override hides.
+	RuleHidden = "; hidden by override: "
+	// RuleHiddenParent is added to the rule of a property inside a hidden
+	// one.
+	RuleHiddenParent = "; hidden inside %s"
 )
 
 // Entry is the class of one property path.
@@ -50,6 +62,49 @@ type Entry struct {
 	// Type is the JSON type: string, integer, number, boolean, object or
 	// array ("" when the schema does not say).
 	Type string `json:"type,omitempty"`
+	// Hidden is true when an override keeps the property (or one it is
+	// inside) out of the CRD.
+	Hidden bool `json:"hidden,omitempty"`
+	// Default is the default an override gives, as compact JSON ("" for
+	// none, or when it cannot apply).
+	Default string `json:"default,omitempty"`
+	// Was is the class the swagger gave, when an override changed it.
+	Was Class `json:"was,omitempty"`
+	// Override is what the overrides of specs/armature.yaml say about the
+	// property, or nil.
+	Override *override.Fix `json:"override,omitempty"`
+	// InPUT is true when the PUT body has the property.
+	InPUT bool `json:"-"`
+}
+
+// OverrideSummary says in a few words what overrides changed at the
+// property ("class readOnly", "hidden", `default "TLS1_2"`, joined by
+// ", "), or "".
+func (e Entry) OverrideSummary() string {
+	f := e.Override
+	if f == nil {
+		return ""
+	}
+	var out []string
+	if e.Was != "" {
+		out = append(out, "class "+string(e.Class)+" (swagger: "+string(e.Was)+")")
+	}
+	if f.EnumOpen {
+		out = append(out, "enum open")
+	}
+	if f.Type != "" {
+		out = append(out, "type "+f.Type)
+	}
+	if f.Hide {
+		out = append(out, "hidden")
+	}
+	if e.Default != "" {
+		out = append(out, "default "+e.Default)
+	}
+	if f.Rename != "" {
+		out = append(out, "Go name "+f.Rename)
+	}
+	return strings.Join(out, ", ")
 }
 
 // Table is the classification of one resource, sorted by path.
@@ -110,8 +165,14 @@ func parent(path string) string {
 	return ""
 }
 
-// Classify builds the table of a resource.
+// Classify builds the table of a resource from its swagger alone.
 func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
+	return ClassifyWith(l, r, nil)
+}
+
+// ClassifyWith builds the table of a resource and applies the overrides
+// that select it (nil for none): see fix.
+func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Table, error) {
 	put, err := walkOp(l, r.Ops["PUT"], true)
 	if err != nil {
 		return nil, err
@@ -141,14 +202,18 @@ func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
 	}
 	// Parents sort before children, so parent classes are known first.
 	sort.Strings(paths)
+	var replaced, hidden []string // paths whose type an override replaced, hidden paths
 	for _, p := range paths {
+		if under(p, replaced) != "" {
+			continue // the replaced schema has no declared properties
+		}
 		var e Entry
 		if n, ok := put[p]; ok {
 			c, rule := decide(p, n, classes, patch, hasPatch, get, r.Ops["GET"] != nil)
 			if rule == RulePUTNoPATCH && r.PatchTagsOnly {
 				rule = RulePUTTagsPATCH
 			}
-			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required, Type: jsonType(n.prop.Schema)}
+			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required, Type: jsonType(n.prop.Schema), InPUT: true}
 		} else {
 			c, rule := ReadOnly, RuleGETOnly
 			if pc, pp := inherited(p, classes); pc == ReadOnly {
@@ -156,11 +221,102 @@ func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
 			}
 			e = Entry{Path: p, Class: c, Rule: rule, Type: jsonType(get[p].prop.Schema)}
 		}
+		if h := under(p, hidden); h != "" {
+			e.Hidden, e.Rule = true, e.Rule+sprintf(RuleHiddenParent, h)
+		}
+		if f := fixes.At(p); f != nil {
+			pc, pp := inherited(p, classes)
+			if pc != ReadOnly {
+				pp = ""
+			}
+			fix(&e, f, fixes, pp)
+			if f.Type != "" {
+				replaced = append(replaced, p)
+			}
+			if f.Hide {
+				hidden = append(hidden, p)
+			}
+		}
 		classes[p] = e.Class
 		t.index[p] = len(t.Entries)
 		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
+}
+
+// under returns the path of list that p is strictly below, or "".
+func under(p string, list []string) string {
+	for _, q := range list {
+		if strings.HasPrefix(p, q+".") || strings.HasPrefix(p, q+"[") {
+			return q
+		}
+	}
+	return ""
+}
+
+// fix applies what the overrides say about one property to its entry:
+// class, type, hide, and checks a default. Enum and rename are the model's.
+// Properties below it inherit a readOnly or createOnly class as usual.
+// readOnlyParent is the readOnly path the property is inside, or "".
+func fix(e *Entry, f *override.Fix, k *override.Kind, readOnlyParent string) {
+	e.Override = f
+	if f.Class != "" {
+		c := Class(f.Class)
+		switch {
+		case c != ReadOnly && readOnlyParent != "":
+			k.Problem(f, "class", "class "+f.Class+" inside readOnly "+readOnlyParent+", which is not in the spec: override "+readOnlyParent+" too")
+		case c != ReadOnly && !e.InPUT:
+			k.Problem(f, "class", "class "+f.Class+" needs the property in the PUT body, and only the GET response has it")
+		case c == Secret && e.Type != "string" && e.Type != "":
+			k.Problem(f, "class", "class secret needs a string, and this is "+e.Type)
+		case c != e.Class:
+			e.Was, e.Class, e.Rule = e.Class, c, RuleOverride+f.Why("class")
+			k.Applied(f, "class")
+		}
+	}
+	if f.Type != "" {
+		e.Type = config.Types[f.Type]
+		k.Applied(f, "type")
+	}
+	if f.Hide {
+		e.Hidden = true
+		e.Rule += RuleHidden + f.Why("hide")
+		k.Applied(f, "hide")
+	}
+	if f.Default != "" {
+		switch {
+		case !e.InPUT || e.Class == ReadOnly || e.Class == Secret:
+			k.Problem(f, "default", "a default needs a "+string(Writable)+", "+string(CreateOnly)+" or "+string(WriteOnly)+" property of the spec, and this is "+string(e.Class))
+		case e.Hidden:
+			k.Problem(f, "default", "a hidden property takes no default")
+		case !fitsType(f.Default, e.Type):
+			k.Problem(f, "default", "default "+f.Default+" is not of the property's JSON type "+e.Type)
+		default:
+			e.Default = f.Default
+			k.Applied(f, "default")
+		}
+	}
+}
+
+// fitsType reports whether a JSON value has a JSON type ("" fits anything).
+func fitsType(value, typ string) bool {
+	var v any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return typ == "" || typ == "string"
+	case bool:
+		return typ == "" || typ == "boolean"
+	case float64:
+		return typ == "" || typ == "number" || typ == "integer" && x == math.Trunc(x)
+	case []any:
+		return typ == "" || typ == "array"
+	case map[string]any:
+		return typ == "" || typ == "object"
+	}
+	return false
 }
 
 // inherited returns the class of the nearest ancestor that is readOnly or

@@ -5,11 +5,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
 func table(t *testing.T, root, file, armType string) *Table {
+	t.Helper()
+	return tableWith(t, root, file, armType, nil)
+}
+
+// tableWith classifies with overrides, which select every kind.
+func tableWith(t *testing.T, root, file, armType string, list []config.Override) *Table {
 	t.Helper()
 	l := load.New(root)
 	d, err := l.Load(file)
@@ -24,7 +32,14 @@ func table(t *testing.T, root, file, armType string) *Table {
 	if r == nil {
 		t.Fatalf("no resource %s", armType)
 	}
-	tb, err := Classify(l, r)
+	var fixes *override.Kind
+	if list != nil {
+		for i := range list {
+			list[i].Kind, list[i].Index = "*", i
+		}
+		fixes = override.New("armature.yaml", list).For(override.Target{Kind: "Thing", ARMType: armType})
+	}
+	tb, err := ClassifyWith(l, r, fixes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +88,48 @@ func TestRules(t *testing.T) {
 	})
 	if _, ok := tb.Entry("password.anything"); ok {
 		t.Error("nothing below a secret is classified")
+	}
+}
+
+// Overrides decide the class of the path they match; paths below inherit
+// readOnly and createOnly as usual, a replaced type drops them, and hide
+// reaches them.
+func TestOverrides(t *testing.T) {
+	tb := tableWith(t, "testdata", "rules.json", "Microsoft.Rules/things", []config.Override{
+		{Path: "network", Class: "readOnly", Because: "computed"},
+		{Path: "status", Class: "writable", Because: "settable"},
+		{Path: "bootstrapToken", Class: "secret", Because: "a credential"},
+		{Path: "rules[*].port", Class: "createOnly", Because: "fixed"},
+		{Path: "extras", Type: "object", Because: "free-form"},
+		{Path: "settings", Hide: true, Because: "deprecated"},
+		{Path: "mutable", Default: []byte(`"x"`), Because: "policy"},
+	})
+	check(t, tb, map[string]want{
+		"network":          {ReadOnly, RuleOverride + "computed"},
+		"network.subnet":   {ReadOnly, "inside readOnly network"},
+		"network.fixed.ip": {ReadOnly, "inside readOnly network.fixed"},
+		"status":           {Writable, RuleOverride + "settable"},
+		"status.phase":     {CreateOnly, RuleNotInPATCH}, // the rules decide below an override
+		"bootstrapToken":   {Secret, RuleOverride + "a credential"},
+		"rules[*].port":    {CreateOnly, RuleOverride + "fixed"},
+		"settings":         {Writable, RulePUTAndPATCH + RuleHidden + "deprecated"},
+		"settings.b.c":     {Writable, RulePUTAndPATCH + "; hidden inside settings"},
+		"mutable":          {Writable, RuleMutNoCreate},
+		"extras":           {Writable, RulePUTAndPATCH},
+		"location":         {CreateOnly, RuleNotInPATCH},
+		"password":         {Secret, RulePassword},
+	})
+	if e, _ := tb.Entry("network"); e.Was != Writable {
+		t.Errorf("network was %q, want the swagger's class kept as writable", e.Was)
+	}
+	if e, _ := tb.Entry("settings.b.c"); !e.Hidden {
+		t.Error("paths below a hidden one are hidden")
+	}
+	if e, _ := tb.Entry("mutable"); e.Default != `"x"` {
+		t.Errorf("default = %q", e.Default)
+	}
+	if _, ok := tb.Entry("extras.*.v"); ok {
+		t.Error("a replaced type drops the paths below it")
 	}
 }
 

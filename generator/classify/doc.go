@@ -30,4 +30,25 @@
 //
 // A free-form object (no declared properties) in the PATCH or GET schema
 // counts as containing every path below it.
+//
+// # Overrides
+//
+// ClassifyWith applies the overrides of specs/armature.yaml that select the
+// resource (generator/override), path by path, parents first:
+//
+//   - class replaces the class the rules gave; the rule becomes
+//     `override: <because>` and Entry.Was keeps the swagger's class.
+//     Properties below inherit a readOnly or createOnly class as usual. Only
+//     readOnly may apply to a path the PUT body lacks, and secret only to a
+//     string.
+//   - type sets Entry.Type and drops the paths below: the new schema
+//     declares none.
+//   - hide sets Entry.Hidden on the path and every path below, and adds
+//     `; hidden by override: <because>` to the rule. The class stays: ARM
+//     still has the property, the CRD does not.
+//   - default sets Entry.Default when the property is in the PUT body, not
+//     readOnly, secret or hidden, and the value has its JSON type.
+//
+// Enum and rename are the model's. Entry.Override keeps every fix of the
+// path for the later stages.
 package classify

@@ -33,21 +33,36 @@ type Config struct {
 	// they reference are read too; only resources declared in these files
 	// are generated.
 	Files []string `json:"files"`
-	// Exclude lists ARM resource types not to generate.
-	Exclude []Exclude `json:"exclude,omitempty"`
+	// Include, when not empty, lists the only ARM resource types to
+	// generate. Defaults to every type the files declare.
+	Include []Select `json:"include,omitempty"`
+	// Exclude lists ARM resource types not to generate. It applies after
+	// Include. Defaults to none.
+	Exclude []Select `json:"exclude,omitempty"`
+	// Overrides correct what the swagger gets wrong and decide what users
+	// see, per kind and property path. Defaults to none.
+	Overrides []Override `json:"overrides,omitempty"`
 
 	// Dir is the repository root the relative paths above start from (the
 	// parent of the folder holding the file). Set by Load.
 	Dir string `json:"-"`
+	// File is the path of the file as given to Load, for messages. Set by
+	// Load.
+	File string `json:"-"`
 }
 
-// Exclude leaves one ARM type out, for a stated reason.
-type Exclude struct {
+// Select names ARM resource types for include or exclude, for a stated
+// reason.
+type Select struct {
+	// ARMType is an ARM type such as Microsoft.Storage/storageAccounts, or a
+	// pattern: `*` matches one type segment, `**` any number of them
+	// (Microsoft.Storage/storageAccounts/**). Case-insensitive. Required.
 	ARMType string `json:"armType"`
+	// Because says why. Required.
 	Because string `json:"because"`
 }
 
-// Load reads a config file.
+// Load reads a config file and checks every entry.
 func Load(file string) (*Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -62,13 +77,32 @@ func Load(file string) (*Config, error) {
 		return nil, err
 	}
 	c.Dir = filepath.Dir(filepath.Dir(abs))
+	c.File = file
 	if len(c.Files) == 0 {
 		return nil, fmt.Errorf("%s: files: at least one swagger file is required", file)
 	}
-	for i, e := range c.Exclude {
-		if e.ARMType == "" || strings.TrimSpace(e.Because) == "" {
-			return nil, fmt.Errorf("%s: exclude[%d]: armType and because are required", file, i)
+	for _, list := range []struct {
+		name string
+		sel  []Select
+	}{{"include", c.Include}, {"exclude", c.Exclude}} {
+		for i, e := range list.sel {
+			if e.ARMType == "" || strings.TrimSpace(e.Because) == "" {
+				return nil, fmt.Errorf("%s: %s[%d]: armType and because are required", file, list.name, i)
+			}
+			if err := checkPattern(e.ARMType); err != nil {
+				return nil, fmt.Errorf("%s: %s[%d] (%s): %w", file, list.name, i, e.ARMType, err)
+			}
 		}
+	}
+	var errs []error
+	for i := range c.Overrides {
+		c.Overrides[i].Index = i
+		if err := c.Overrides[i].check(); err != nil {
+			errs = append(errs, &Error{File: file, Entry: c.Overrides[i].Entry(), Msg: err.Error()})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if bytes.Contains(data, []byte("\t")) {
 		return nil, errors.New(file + ": tabs are not allowed in YAML")
@@ -90,15 +124,44 @@ func ResolveSpecRoot(flag string, c *Config, dir string) string {
 	return filepath.Join(dir, DefaultSpecRoot)
 }
 
-// Excluded returns the reason an ARM type is excluded, or "".
+// Excluded returns why an ARM type is not generated, or "" to generate it:
+// the reason of the first exclude entry that matches it, or, when include is
+// set and no include entry matches it, a note saying so.
 func (c *Config) Excluded(armType string) string {
 	if c == nil {
 		return ""
 	}
-	for _, e := range c.Exclude {
-		if strings.EqualFold(e.ARMType, armType) {
-			return e.Because
-		}
+	if len(c.Include) > 0 && c.IncludedBy(armType) < 0 {
+		return "not in include"
+	}
+	if i := c.ExcludedBy(armType); i >= 0 {
+		return c.Exclude[i].Because
 	}
 	return ""
+}
+
+// IncludedBy returns the index of the first include entry that matches an
+// ARM type, or -1.
+func (c *Config) IncludedBy(armType string) int { return firstMatch(c.Include, armType) }
+
+// ExcludedBy returns the index of the first exclude entry that matches an
+// ARM type, or -1.
+func (c *Config) ExcludedBy(armType string) int { return firstMatch(c.Exclude, armType) }
+
+func firstMatch(list []Select, armType string) int {
+	for i, e := range list {
+		if MatchARMType(e.ARMType, armType) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ConfigFile returns the name of the file for messages: File, or
+// armature.yaml when the config was not loaded from a file.
+func (c *Config) ConfigFile() string {
+	if c == nil || c.File == "" {
+		return "armature.yaml"
+	}
+	return c.File
 }

@@ -49,6 +49,105 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+func TestLoadOverrides(t *testing.T) {
+	const head = "files: [a.json]\noverrides:\n"
+	cases := map[string]struct {
+		reason string
+		entry  string
+		err    string
+	}{
+		"Valid":         {reason: "every action with its selectors", entry: "  - {group: keyvault, version: v20230701, kind: Vault, path: properties.vaultUri, class: readOnly, because: computed}\n  - {armType: Microsoft.X/*, path: '**.state', enum: open, because: lags}\n  - {kind: '*', path: tags, type: 'map[string]string', because: loose}\n  - {kind: A, path: 'p.q[*].r', hide: true, because: deprecated}\n  - {kind: A, path: p.tier, default: {a: [1]}, because: policy}\n  - {kind: A, path: p.x, rename: XOld, because: collides}\n"},
+		"NoBecause":     {reason: "every entry says why", entry: "  - {kind: Vault, path: p, class: readOnly}\n", err: "overrides[0] (Vault p): because is required"},
+		"NoSelector":    {reason: "an entry names its kinds", entry: "  - {path: p, class: readOnly, because: x}\n", err: "kind or armType is required"},
+		"NoPath":        {reason: "overrides are per property", entry: "  - {kind: V, class: readOnly, because: x}\n", err: "path is required"},
+		"NoAction":      {reason: "an entry that does nothing is a mistake", entry: "  - {kind: V, path: p, because: x}\n", err: "nothing to do"},
+		"BadClass":      {reason: "classes are the classifier's", entry: "  - {kind: V, path: p, class: immutable, because: x}\n", err: `class "immutable"`},
+		"BadEnum":       {reason: "enum only opens", entry: "  - {kind: V, path: p, enum: closed, because: x}\n", err: `enum "closed"`},
+		"BadType":       {reason: "a small set of schemas", entry: "  - {kind: V, path: p, type: 'map[string]int', because: x}\n", err: `type "map[string]int"`},
+		"HideAndClass":  {reason: "a hidden property has no class to force", entry: "  - {kind: V, path: p, hide: true, class: readOnly, because: x}\n", err: "hide cannot be combined with class"},
+		"NullDefault":   {reason: "null is no default", entry: "  - {kind: V, path: p, default: null, because: x}\n", err: "default: null"},
+		"SecretDefault": {reason: "secret values never live in the config", entry: "  - {kind: V, path: p, class: secret, default: x, because: x}\n", err: "default with class secret"},
+		"BadRename":     {reason: "a Go field must be exported", entry: "  - {kind: V, path: p, rename: lower, because: x}\n", err: `rename "lower"`},
+		"BadPattern":    {reason: "patterns are checked when read", entry: "  - {kind: 'V[', path: p, class: readOnly, because: x}\n", err: "syntax error in pattern"},
+		"UnknownField":  {reason: "typos are errors", entry: "  - {kind: V, path: p, clas: readOnly, because: x}\n", err: `unknown field "clas"`},
+		"SecondIsNamed": {reason: "errors name the entry index", entry: "  - {kind: V, path: p, class: readOnly, because: x}\n  - {kind: W, path: q.r, class: readOnly}\n", err: "overrides[1] (W q.r)"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(write(t, head+tc.entry))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("%s: err = %v, want %q", tc.reason, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			if got := c.Overrides[4].DefaultJSON(); got != `{"a":[1]}` {
+				t.Errorf("default JSON = %s", got)
+			}
+		})
+	}
+}
+
+func TestIncludeExclude(t *testing.T) {
+	c, err := Load(write(t, "files: [a.json]\ninclude:\n  - {armType: Microsoft.Storage/storageAccounts/**, because: storage only}\nexclude:\n  - {armType: microsoft.storage/storageAccounts/*/queues, because: no queues}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		"Microsoft.Storage/storageAccounts":                      "",
+		"Microsoft.Storage/storageAccounts/blobServices":         "",
+		"Microsoft.Storage/storageAccounts/queueServices/queues": "no queues",
+		"Microsoft.KeyVault/vaults":                              "not in include",
+	}
+	for armType, want := range cases {
+		if got := c.Excluded(armType); got != want {
+			t.Errorf("Excluded(%s) = %q, want %q", armType, got, want)
+		}
+	}
+	if _, err := Load(write(t, "files: [a.json]\ninclude:\n  - {armType: Microsoft.X/y}\n")); err == nil || !strings.Contains(err.Error(), "include[0]: armType and because are required") {
+		t.Errorf("include without because: %v", err)
+	}
+}
+
+func TestMatching(t *testing.T) {
+	cases := map[string]struct {
+		pattern, path string
+		want          bool
+	}{
+		"Exact":            {"properties.vaultUri", "properties.vaultUri", true},
+		"CaseInsensitive":  {"Properties.VaultURI", "properties.vaultUri", true},
+		"StarIsOneSegment": {"properties.*", "properties.a.b", false},
+		"StarMatchesName":  {"properties.*Uri", "properties.vaultUri", true},
+		"StarMatchesMap":   {"identity.userAssignedIdentities.*.principalId", "identity.userAssignedIdentities.*.principalId", true},
+		"DoubleStar":       {"**.provisioningState", "properties.privateEndpointConnections[*].properties.provisioningState", true},
+		"DoubleStarZero":   {"**.provisioningState", "provisioningState", true},
+		"DoubleStarBelow":  {"properties.instanceView.**", "properties.instanceView", true},
+		"Items":            {"properties.rules[*].state", "properties.rules[*].state", true},
+		"StarIsNotItems":   {"properties.rules.*.state", "properties.rules[*].state", false},
+		"ItemsAreNotNames": {"properties.rules[*].state", "properties.rules.x.state", false},
+		"NestedItems":      {"a[*][*].b", "a[*][*].b", true},
+		"Prefix":           {"properties.vault", "properties.vaultUri", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := Override{Path: tc.pattern}
+			if got := o.MatchPath(tc.path); got != tc.want {
+				t.Errorf("MatchPath(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
+			}
+		})
+	}
+	o := Override{Group: "keyvault", Version: "2023-07-01", Kind: "*vault", ARMType: "Microsoft.KeyVault/**"}
+	if !o.MatchKind("keyvault.azure.armature.dev", "keyvault", "v20230701", "2023-07-01", "Vault", "Microsoft.KeyVault/vaults") {
+		t.Error("group by short name, version by api-version, kind and ARM type patterns must match")
+	}
+	if o.MatchKind("keyvault.azure.armature.dev", "keyvault", "v20240101", "2024-01-01", "Vault", "Microsoft.KeyVault/vaults") {
+		t.Error("another version must not match")
+	}
+}
+
 func TestResolveSpecRoot(t *testing.T) {
 	c := &Config{SpecRoot: "custom"}
 	t.Setenv(EnvSpecRoot, "")

@@ -1,6 +1,28 @@
 // Package config reads specs/armature.yaml, the file that says what the
 // generator generates: which swagger files, which API group domain, where the
-// output goes, and which resource types to leave out (each with a reason).
+// output goes, which resource types to generate (include) or leave out
+// (exclude), and the overrides that correct the swagger per kind and
+// property path — every entry with a reason (because). docs/overrides.md is
+// the reference of the file.
+//
+// # Checking
+//
+// Load rejects unknown keys, entries without because, unknown classes and
+// types, and malformed patterns, naming the entry:
+//
+//	specs/armature.yaml: overrides[3] (Vault properties.vaultUri): because is required
+//
+// Whether an entry matches anything is known only once the swagger is read:
+// the generator reports an entry that selects no kind, matches no property
+// or changes nothing as a *Error of the same shape.
+//
+// # Patterns
+//
+// ARM types, kinds, groups and versions are matched case-insensitively with
+// path.Match per segment (`/` for ARM types); a `**` segment matches any
+// number of segments. Property paths are split at `.` and before `[*]`:
+// `*` matches one property name or map key, `[*]` only array items, `**`
+// any number of segments (`**.provisioningState`).
 //
 // # Spec root
 //

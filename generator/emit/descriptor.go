@@ -35,6 +35,7 @@ func descriptorFile(p *model.Package, importPath string) *jen.File {
 		f.Var().Id(name).Op("=").Qual(pathDescriptors, "Descriptor").Values(descriptorValues(k))
 		list = append(list, jen.Op("&").Id(name))
 	}
+	defaultsFunc(f, p)
 	f.Comment("Descriptors returns the descriptor of every kind in this package.")
 	f.Func().Id("Descriptors").Params().Index().Op("*").Qual(pathDescriptors, "Descriptor").Block(
 		jen.Return(jen.Index().Op("*").Qual(pathDescriptors, "Descriptor").ValuesFunc(func(g *jen.Group) {
@@ -151,4 +152,31 @@ func strs(v []string) *jen.Statement {
 // ImportPath joins a module path and a slash path.
 func ImportPath(module, rel string) string {
 	return strings.TrimSuffix(module, "/") + "/" + strings.Trim(rel, "/")
+}
+
+// defaultsFunc declares DefaultsFor: the configured defaults of a kind
+// (specs/armature.yaml overrides with default:), spec property path → JSON,
+// for the defaulting webhook. runtime/descriptor has no field for them yet.
+func defaultsFunc(f *jen.File, p *model.Package) {
+	f.Comment("DefaultsFor returns the configured defaults of a kind of this package: spec")
+	f.Comment("property paths (as in the Descriptor) to JSON values, which the defaulting")
+	f.Comment("webhook sets where a spec leaves them out. It returns nil for a kind without")
+	f.Comment("defaults. Each call returns a new map.")
+	f.Func().Id("DefaultsFor").Params(jen.Id("kind").String()).Map(jen.String()).String().BlockFunc(func(g *jen.Group) {
+		var cases []jen.Code
+		for _, k := range p.Kinds {
+			if len(k.Defaults) == 0 {
+				continue
+			}
+			cases = append(cases, jen.Case(jen.Lit(k.Name)).Block(jen.Return(jen.Map(jen.String()).String().Values(jen.DictFunc(func(d jen.Dict) {
+				for _, def := range k.Defaults {
+					d[jen.Lit(def.Path)] = jen.Lit(def.JSON)
+				}
+			})))))
+		}
+		if len(cases) > 0 {
+			g.Switch(jen.Id("kind")).Block(cases...)
+		}
+		g.Return(jen.Nil())
+	})
 }

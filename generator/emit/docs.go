@@ -17,8 +17,11 @@ type docKind struct {
 	Name, Version, ARMType, APIVersion, Path, Scope, Owner, Singleton string
 	Verbs, LongRunning, Actions                                       string
 	Properties                                                        []docProp
+	// Overrides is true when an override of specs/armature.yaml applies
+	// to a property: the table then has an override column.
+	Overrides bool
 }
-type docProp struct{ Path, Class, Rule string }
+type docProp struct{ Path, Class, Rule, Override string }
 type docGroup struct {
 	Header, Group, Provider string
 	Packages                []*model.Package
@@ -74,7 +77,15 @@ func docFiles(m *model.Model) (map[string][]byte, error) {
 				}
 				dk.Actions = strings.Join(acts, ", ")
 				for _, e := range k.Table.Entries {
-					dk.Properties = append(dk.Properties, docProp{Path: e.Path, Class: string(e.Class), Rule: strings.ReplaceAll(e.Rule, "|", "\\|")})
+					dp := docProp{Path: e.Path, Class: string(e.Class), Rule: cell(e.Rule)}
+					if sum := e.OverrideSummary(); sum != "" {
+						dk.Overrides = true
+						if !strings.Contains(e.Rule, e.Override.Because) {
+							sum += ": " + e.Override.Because // a class or hide rule says why already
+						}
+						dp.Override = cell(sum)
+					}
+					dk.Properties = append(dk.Properties, dp)
 				}
 				g.Kinds = append(g.Kinds, dk)
 			}
@@ -112,3 +123,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// cell escapes a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

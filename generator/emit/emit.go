@@ -188,7 +188,11 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 	return res, nil
 }
 
-func keepDeepCopy(rel string) bool { return path.Base(rel) == "zz_generated.deepcopy.go" }
+// keepDeepCopy keeps, while the Go code is compiled, what is written after
+// it: deepcopy and the registry.
+func keepDeepCopy(rel string) bool {
+	return path.Base(rel) == "zz_generated.deepcopy.go" || rel == "apis/registry.go"
+}
 
 // syncDir writes files below dir (skipping identical ones) and removes
 // files in the owned folders that are not in files, unless keep says so.

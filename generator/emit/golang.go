@@ -297,6 +297,28 @@ func registryFile(m *model.Model, importBase string) ([]byte, error) {
 		}
 		g.Return(jen.Id("out"))
 	})
+	f.Comment("Defaults returns the configured defaults of every generated kind that has")
+	f.Comment("some (specs/armature.yaml overrides with default:): spec property path →")
+	f.Comment("JSON value, in the form webhook.WithDefaults takes.")
+	f.Func().Id("Defaults").Params().Map(jen.Qual(pathSchema, "GroupVersionKind")).Map(jen.String()).Any().BlockFunc(func(g *jen.Group) {
+		g.Id("out").Op(":=").Map(jen.Qual(pathSchema, "GroupVersionKind")).Map(jen.String()).Any().Values()
+		for _, p := range m.Packages {
+			for _, k := range p.Kinds {
+				if len(k.Defaults) == 0 {
+					continue
+				}
+				gvk := jen.Qual(pathSchema, "GroupVersionKind").Values(jen.Dict{
+					jen.Id("Group"): jen.Lit(p.Group), jen.Id("Version"): jen.Lit(p.Version), jen.Id("Kind"): jen.Lit(k.Name),
+				})
+				g.Id("out").Index(gvk).Op("=").Map(jen.String()).Any().Values(jen.DictFunc(func(d jen.Dict) {
+					for _, def := range k.Defaults {
+						d[jen.Lit(def.Path)] = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(def.JSON))
+					}
+				}))
+			}
+		}
+		g.Return(jen.Id("out"))
+	})
 	f.Comment("AddToScheme registers every generated kind.")
 	f.Func().Id("AddToScheme").Params(jen.Id("s").Op("*").Qual("k8s.io/apimachinery/pkg/runtime", "Scheme")).Error().BlockFunc(func(g *jen.Group) {
 		g.For(jen.List(jen.Id("_"), jen.Id("add")).Op(":=").Range().Index().Func().Params(jen.Op("*").Qual("k8s.io/apimachinery/pkg/runtime", "Scheme")).Error().ValuesFunc(func(v *jen.Group) {

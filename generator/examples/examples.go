@@ -6,8 +6,9 @@
 // # From an example to a custom resource
 //
 // The example's body parameter becomes spec, with three changes a user would
-// make too: readOnly values are dropped (ARM ignores them, the CRD has no
-// place for them), secret values become Secret key references, and the
+// make too: readOnly values, and values an override hides, are dropped (ARM
+// ignores the former, the CRD has no place for either), secret values
+// become Secret key references, and the
 // operator fields are added: azureName (the name in the example's path) and
 // owner (the custom resource of the owner, named like this one). The custom
 // resource is named from the path's names joined with dashes, so a child's
@@ -167,6 +168,9 @@ type CR struct {
 	Object map[string]any
 	// Dropped are readOnly paths removed from the body.
 	Dropped []string
+	// Hidden are paths removed from the body because an override of
+	// specs/armature.yaml hides them.
+	Hidden []string
 	// Secrets are paths whose values became Secret references.
 	Secrets []string
 }
@@ -205,6 +209,7 @@ func ToCR(k *model.Kind, ex Example) CR {
 		"spec":       spec,
 	}
 	sort.Strings(cr.Dropped)
+	sort.Strings(cr.Hidden)
 	sort.Strings(cr.Secrets)
 	return cr
 }
@@ -228,8 +233,13 @@ func transform(obj map[string]any, prefix string, t *classify.Table, crName stri
 		if _, known := t.Class(p); !known && hasPrefix(t, prefix+".*") {
 			p = prefix + ".*" // a map value
 		}
-		c, known := t.Class(p)
+		e, known := t.Entry(p)
+		c := e.Class
 		switch {
+		case known && e.Hidden:
+			delete(obj, key)
+			cr.Hidden = append(cr.Hidden, p)
+			continue
 		case known && c == classify.ReadOnly:
 			delete(obj, key)
 			cr.Dropped = append(cr.Dropped, p)

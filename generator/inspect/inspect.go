@@ -37,6 +37,10 @@ type Resource struct {
 	StatusGETs  []string          `json:"statusGets,omitempty"`
 	Properties  map[string]string `json:"properties"`
 	Rules       map[string]string `json:"rules"`
+	// Overrides are the properties an override of specs/armature.yaml
+	// changed: path → what changed and why ("class readOnly (swagger:
+	// createOnly): the service computes it").
+	Overrides map[string]string `json:"overrides,omitempty"`
 }
 
 // Build makes the report.
@@ -66,6 +70,12 @@ func Build(a *generator.Analysis) *Report {
 			for _, e := range k.Table.Entries {
 				res.Properties[e.Path] = string(e.Class)
 				res.Rules[e.Path] = e.Rule
+				if sum := e.OverrideSummary(); sum != "" {
+					if res.Overrides == nil {
+						res.Overrides = map[string]string{}
+					}
+					res.Overrides[e.Path] = sum + ": " + e.Override.Because
+				}
 			}
 			rep.Resources = append(rep.Resources, res)
 		}
@@ -108,6 +118,15 @@ func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string)
 				fmt.Fprintf(w, "\n%s (%s)\n", k.Name, k.Resource.ARMType)
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				for _, e := range k.Table.Entries {
+					if sum := e.OverrideSummary(); sum != "" {
+						// The rule already says why for a class or hide
+						// override.
+						if !strings.Contains(e.Rule, e.Override.Because) {
+							sum += ": " + e.Override.Because
+						}
+						fmt.Fprintf(tw, "  %s\t%s\t%s\t[override: %s]\n", e.Path, e.Class, e.Rule, sum)
+						continue
+					}
 					fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Path, e.Class, e.Rule)
 				}
 				if err := tw.Flush(); err != nil {

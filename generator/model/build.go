@@ -9,6 +9,7 @@ import (
 
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -16,6 +17,10 @@ import (
 type Input struct {
 	Resource *tree.Resource
 	Table    *classify.Table
+	// Fixes are the overrides that select the resource (nil for none): they
+	// hide, rename, retype and open the enums of properties. Their class
+	// decisions come through Table.
+	Fixes *override.Kind
 }
 
 // Operator fields of every spec and status.
@@ -94,6 +99,7 @@ func newPkgBuilder(l *load.Loader, p *Package) *pkgBuilder {
 }
 
 func (b *pkgBuilder) finish() {
+	b.shareNamesFirst()
 	sort.Slice(b.pkg.Kinds, func(i, j int) bool { return b.pkg.Kinds[i].Name < b.pkg.Kinds[j].Name })
 	sort.Slice(b.pkg.Structs, func(i, j int) bool { return b.pkg.Structs[i].Name < b.pkg.Structs[j].Name })
 	sort.Slice(b.pkg.Enums, func(i, j int) bool { return b.pkg.Enums[i].Name < b.pkg.Enums[j].Name })
@@ -115,7 +121,8 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 	}
 	k.Spec = &Struct{Name: name + "Spec", Doc: fmt.Sprintf("%sSpec is the desired state of a %s: the ARM request body, plus the operator fields azureName, owner and resourceID.", name, r.ARMType)}
 	k.Spec.Fields = operatorSpecFields(r)
-	fields, err := b.fields(*put.Body, specSide, name, in.Table, "")
+	w := walk{table: in.Table, fixes: in.Fixes, kind: r.ARMType}
+	fields, err := b.fields(*put.Body, specSide, name, w)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +132,7 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 	k.Status = &Struct{Name: name + "Status", Doc: fmt.Sprintf("%sStatus is the observed state of a %s: the last GET from ARM, plus conditions.", name, r.ARMType)}
 	k.Status.Fields = operatorStatusFields()
 	if get != nil && get.Response != nil {
-		fields, err := b.fields(*get.Response, statusSide, name, in.Table, "")
+		fields, err := b.fields(*get.Response, statusSide, name, w)
 		if err != nil {
 			return nil, err
 		}
@@ -135,8 +142,11 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 	}
 	k.CreateOnly = createOnlyRules(k)
 	for _, e := range in.Table.Entries {
-		if e.Class == classify.Secret {
+		if e.Class == classify.Secret && !e.Hidden {
 			k.SecretPaths = append(k.SecretPaths, e.Path)
+		}
+		if e.Default != "" {
+			k.Defaults = append(k.Defaults, Default{Path: e.Path, JSON: e.Default, Because: e.Override.Why("default")})
 		}
 	}
 	b.pkg.Kinds = append(b.pkg.Kinds, k)
@@ -209,52 +219,74 @@ func specExcluded(p load.Property) bool {
 	return false
 }
 
-// fields builds the fields of an object schema. At the root (path ""), the
-// classification table decides what the spec holds.
-func (b *pkgBuilder) fields(s load.Schema, sd side, hint string, table *classify.Table, path string) ([]*Field, error) {
+// fields builds the fields of an object schema at w.prefix. At the body
+// root, the classification table decides what the spec holds; below it the
+// schema does, and overrides (through the table and w.fixes) at any depth.
+func (b *pkgBuilder) fields(s load.Schema, sd side, hint string, w walk) ([]*Field, error) {
 	props, err := b.l.Properties(s)
 	if err != nil {
 		return nil, err
 	}
 	var out []*Field
 	used := map[string]bool{}
+	renames := b.renames(props, w)
+	for _, r := range renames {
+		used[r] = true
+	}
 	for _, p := range props {
-		if sd == specSide {
-			if specExcluded(p) {
-				continue
-			}
-			if c, ok := lookup(table, p.Name); path == "" && ok && c == classify.ReadOnly {
-				continue
-			}
-		}
-		if sd == statusSide && p.Secret() {
+		path := w.path(p.Name)
+		fix := w.fixes.At(path)
+		e, known := w.entry(path)
+		if known && e.Hidden {
 			continue
 		}
-		goName := Pascal(p.Name)
-		if p.ClientName != "" {
-			goName = Pascal(p.ClientName)
+		// An override that changed the class decides; else the schema.
+		overridden := known && e.Was != ""
+		secret := p.Secret()
+		if overridden {
+			secret = e.Class == classify.Secret
 		}
-		for n := 2; used[goName]; n++ {
-			goName = fmt.Sprintf("%s%d", strings.TrimRight(goName, "0123456789"), n)
+		if sd == specSide {
+			switch {
+			case overridden && e.Class == classify.ReadOnly:
+				continue
+			case !overridden && specExcluded(p):
+				continue
+			case !overridden && w.prefix == "" && known && e.Class == classify.ReadOnly:
+				continue
+			}
 		}
-		used[goName] = true
-		t, err := b.typeOf(p.Schema, &p, sd, hint+Pascal(p.Name))
-		if err != nil {
+		if sd == statusSide && secret {
+			continue
+		}
+		name := goName(p, renames[p.Name], used)
+		var t *TypeRef
+		if fix != nil && fix.Type != "" {
+			t = replacedType(fix.Type)
+		} else if t, err = b.typeOf(p.Schema, &p, sd, hint+Pascal(p.Name), w.at(path), typeOpts{secret: secret, open: fix != nil && fix.EnumOpen, fix: fix}); err != nil {
 			return nil, err
 		}
-		f := &Field{GoName: goName, JSONName: p.Name, Doc: p.Description(), Type: t}
+		f := &Field{GoName: name, JSONName: p.Name, Doc: p.Description(), Type: t}
 		if sd == specSide {
 			f.Required = p.Required
-			f.Markers = validationMarkers(p, t)
+			if fix != nil && fix.Type != "" {
+				f.Markers = requiredMarker(p.Required)
+			} else {
+				f.Markers = validationMarkers(p, t)
+			}
+			if known && e.Default != "" {
+				f.Doc = withDefault(f.Doc, e)
+				b.checkDefault(w, fix, e, t)
+			}
 		}
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// typeOf maps a schema to a field type.
-func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint string) (*TypeRef, error) {
-	if sd == specSide && p != nil && p.Secret() {
+// typeOf maps a schema to a field type; w.prefix is the path of the value.
+func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint string, w walk, o typeOpts) (*TypeRef, error) {
+	if sd == specSide && o.secret {
 		return &TypeRef{Kind: SecretRef}, nil
 	}
 	if p != nil && p.Conflict {
@@ -269,7 +301,11 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 		if sd == statusSide {
 			return &TypeRef{Kind: String}, nil
 		}
-		return &TypeRef{Kind: EnumRef, Enum: b.enum(s, hint)}, nil
+		e := b.enum(s, hint, o.open)
+		if o.open && !e.Closed && b.closedWithoutFix(s) {
+			w.fixes.Applied(o.fix, "enum")
+		}
+		return &TypeRef{Kind: EnumRef, Enum: e}, nil
 	}
 	switch {
 	case s.Type.Contains("string"):
@@ -287,13 +323,13 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 		if s.Items == nil || s.Items.Schema == nil {
 			return &TypeRef{Kind: Slice, Elem: &TypeRef{Kind: JSON}}, nil
 		}
-		elem, err := b.typeOf(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")}, nil, sd, hint+"Item")
+		elem, err := b.typeOf(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")}, nil, sd, hint+"Item", w.at(w.prefix+"[*]"), typeOpts{open: o.open, fix: o.fix})
 		if err != nil {
 			return nil, err
 		}
 		return &TypeRef{Kind: Slice, Elem: elem}, nil
 	case len(s.Properties) > 0 || len(s.AllOf) > 0:
-		st, err := b.structOf(s, sd, hint)
+		st, err := b.structOf(s, sd, hint, w)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +338,7 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 		}
 		return &TypeRef{Kind: StructRef, Struct: st}, nil
 	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-		elem, err := b.typeOf(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")}, nil, sd, hint+"Value")
+		elem, err := b.typeOf(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")}, nil, sd, hint+"Value", w.at(w.prefix+".*"), typeOpts{open: o.open, fix: o.fix})
 		if err != nil {
 			return nil, err
 		}
@@ -317,24 +353,32 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 // structOf builds (once per schema and side) the struct of an object schema.
 // It returns nil when the schema is already being built: a recursion, which
 // the caller cuts with a JSON field.
-func (b *pkgBuilder) structOf(s load.Schema, sd side, hint string) (*Struct, error) {
+//
+// Structs are shared by every path and kind that uses the schema, except
+// where an override matches a path below w.prefix: the struct is then built
+// for that kind and path (and still merged with an identical one).
+func (b *pkgBuilder) structOf(s load.Schema, sd side, hint string, w walk) (*Struct, error) {
 	key := s.Origin.String()
 	if sd == statusSide {
 		key += "|status"
 	}
+	busy := key
+	if w.fixes.Below(w.prefix) {
+		key += "|" + w.kind + "|" + w.prefix
+	}
 	if st, ok := b.structs[key]; ok {
 		return st, nil
 	}
-	if b.busy[key] {
+	if b.busy[busy] {
 		return nil, nil
 	}
-	b.busy[key] = true
-	defer delete(b.busy, key)
+	b.busy[busy] = true
+	defer delete(b.busy, busy)
 	base := hint
 	if s.Name != "" {
 		base = Pascal(s.Name)
 	}
-	fields, err := b.fields(s, sd, base, nil, "nested")
+	fields, err := b.fields(s, sd, base, w)
 	if err != nil {
 		return nil, err
 	}
@@ -342,8 +386,11 @@ func (b *pkgBuilder) structOf(s load.Schema, sd side, hint string) (*Struct, err
 	if sd == statusSide {
 		name += "_STATUS"
 	}
-	st := &Struct{Name: name, Doc: s.Description, Fields: fields, Origin: s.Origin.String()}
+	st := &Struct{Name: name, Doc: s.Description, Fields: fields, Origin: s.Origin.String(), specific: key != busy}
 	st = b.nameStruct(st)
+	if key == busy {
+		st.specific = false // shared, even if an override's variant was identical
+	}
 	b.structs[key] = st
 	return st, nil
 }
@@ -389,14 +436,15 @@ func sameType(a, c *TypeRef) bool {
 	return a.Kind == c.Kind && a.Struct == c.Struct && a.Enum == c.Enum && sameType(a.Elem, c.Elem)
 }
 
-// enum builds or reuses the enum type of a string schema with `enum`.
-func (b *pkgBuilder) enum(s load.Schema, hint string) *Enum {
+// enum builds or reuses the enum type of a string schema with `enum`; open
+// makes it accept any string, whatever the swagger says.
+func (b *pkgBuilder) enum(s load.Schema, hint string, open bool) *Enum {
 	x := load.ExtMap(s.Extensions, "x-ms-enum")
 	base := hint
 	if n, _ := x["name"].(string); n != "" {
 		base = Pascal(n)
 	}
-	closed := true
+	closed := !open
 	if mas, ok := x["modelAsString"].(bool); ok && mas {
 		closed = false
 	}
@@ -410,7 +458,7 @@ func (b *pkgBuilder) enum(s load.Schema, hint string) *Enum {
 			}
 		}
 	}
-	e := &Enum{Name: base, Doc: s.Description, Closed: closed}
+	e := &Enum{Name: base, Doc: s.Description, Closed: closed, specific: open && !closed && b.closedWithoutFix(s)}
 	seen := map[string]bool{}
 	var values []string
 	for _, v := range s.Enum {
@@ -468,12 +516,7 @@ func sameEnum(a, c *Enum) bool {
 // spec field.
 func validationMarkers(p load.Property, t *TypeRef) []string {
 	s := p.Schema
-	var out []string
-	if p.Required {
-		out = append(out, "kubebuilder:validation:Required")
-	} else {
-		out = append(out, "optional")
-	}
+	out := requiredMarker(p.Required)
 	switch t.Kind {
 	case String:
 		if s.MinLength != nil {
@@ -607,11 +650,4 @@ func reachable(st *Struct, segs []string) bool {
 		st = f.Type.Struct
 	}
 	return false
-}
-
-func lookup(t *classify.Table, path string) (classify.Class, bool) {
-	if t == nil {
-		return "", false
-	}
-	return t.Class(path)
 }

@@ -58,6 +58,18 @@ type Kind struct {
 	// ServerDefaults are values ARM fills in when a request leaves them
 	// out (set by the generator from the examples).
 	ServerDefaults []ServerDefault
+	// Defaults are the values the defaulting webhook sets where the spec
+	// leaves a property out, from the overrides of specs/armature.yaml,
+	// sorted by path.
+	Defaults []Default
+}
+
+// Default is a configured default of a spec property.
+type Default struct {
+	// Path is the property path, JSON the value as compact JSON.
+	Path, JSON string
+	// Because is the reason the override gives.
+	Because string
 }
 
 // ServerDefault is a property value ARM fills in.
@@ -79,6 +91,10 @@ type Struct struct {
 	Origin string
 	// Validations are type-level CEL rules.
 	Validations []Validation
+
+	// specific is true for a struct built for one kind and path because
+	// an override changes it.
+	specific bool
 }
 
 // Field is one struct field.
@@ -133,6 +149,9 @@ type Enum struct {
 	// Closed enums carry a kubebuilder Enum marker; open ones (x-ms-enum
 	// modelAsString: true) accept any string.
 	Closed bool
+
+	// specific is true for an enum an override opened.
+	specific bool
 }
 
 // EnumValue is one constant of an enum.

@@ -215,7 +215,11 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		return err
 	}
 	if c.Webhook {
-		if err := webhook.Setup(mgr, webhook.New(installed)); err != nil {
+		var wopts []webhook.Option
+		for gvk, d := range apis.Defaults() {
+			wopts = append(wopts, webhook.WithDefaults(gvk, d))
+		}
+		if err := webhook.Setup(mgr, webhook.New(installed, wopts...)); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func analysis(t *testing.T) *generator.Analysis {
 	if _, err := os.Stat(filepath.Join(root, "specification")); err != nil {
 		t.Skipf("the Azure specs are not at %s: run hack/sync-specs.sh (CI always has ../shared/specs)", root)
 	}
-	a, err := generator.Analyze(generator.Options{SpecRoot: root, Files: c.Files, Exclude: c.Excluded, Domain: c.Domain})
+	a, err := generator.Analyze(generator.Options{SpecRoot: root, Files: c.Files, Config: c, Domain: c.Domain})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -333,17 +333,6 @@ const (
 	SettingNames_FirstLogonCommands SettingNames = "FirstLogonCommands"
 )
 
-// The level code.
-// +kubebuilder:validation:Enum="Error";"Info";"Warning"
-type StatusLevelTypes string
-
-// Values of StatusLevelTypes.
-const (
-	StatusLevelTypes_Error   StatusLevelTypes = "Error"
-	StatusLevelTypes_Info    StatusLevelTypes = "Info"
-	StatusLevelTypes_Warning StatusLevelTypes = "Warning"
-)
-
 // Specifies the storage account type for the managed disk. Managed OS disk storage account type can only be set when you create the scale set. NOTE: UltraSSD_LRS can only be used with data disks. It cannot be used with OS Disk. Standard_LRS uses Standard HDD. StandardSSD_LRS uses Standard SSD. Premium_LRS uses Premium SSD. UltraSSD_LRS uses Ultra disk. Premium_ZRS uses Premium SSD zone redundant storage. StandardSSD_ZRS uses Standard SSD zone redundant storage. For more information regarding disks supported for Windows Virtual Machines, refer to https://docs.microsoft.com/azure/virtual-machines/windows/disks-types and, for Linux Virtual Machines, refer to https://docs.microsoft.com/azure/virtual-machines/linux/disks-types
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type StorageAccountTypes string

@@ -585,29 +585,6 @@ type InnerError_STATUS struct {
 }
 
 // Instance view status.
-type InstanceViewStatus struct {
-	// The status code.
-	// +optional
-	Code *string `json:"code,omitempty"`
-
-	// The short localizable label for the status.
-	// +optional
-	DisplayStatus *string `json:"displayStatus,omitempty"`
-
-	// The level code.
-	// +optional
-	Level *StatusLevelTypes `json:"level,omitempty"`
-
-	// The detailed status message, including for alerts and error messages.
-	// +optional
-	Message *string `json:"message,omitempty"`
-
-	// The time of the status.
-	// +optional
-	Time *string `json:"time,omitempty"`
-}
-
-// Instance view status.
 type InstanceViewStatus_STATUS struct {
 	// The status code.
 	Code *string `json:"code,omitempty"`
@@ -1889,29 +1866,6 @@ type VirtualMachineExtensionHandlerInstanceView_STATUS struct {
 }
 
 // The instance view of a virtual machine extension.
-type VirtualMachineExtensionInstanceView struct {
-	// The virtual machine extension name.
-	// +optional
-	Name *string `json:"name,omitempty"`
-
-	// The resource status information.
-	// +optional
-	Statuses []InstanceViewStatus `json:"statuses,omitempty"`
-
-	// The resource status information.
-	// +optional
-	Substatuses []InstanceViewStatus `json:"substatuses,omitempty"`
-
-	// Specifies the type of the extension; an example is "CustomScriptExtension".
-	// +optional
-	Type *string `json:"type,omitempty"`
-
-	// Specifies the version of the script handler.
-	// +optional
-	TypeHandlerVersion *string `json:"typeHandlerVersion,omitempty"`
-}
-
-// The instance view of a virtual machine extension.
 type VirtualMachineExtensionInstanceView_STATUS struct {
 	// The virtual machine extension name.
 	Name *string `json:"name,omitempty"`
@@ -1942,10 +1896,6 @@ type VirtualMachineExtensionProperties struct {
 	// How the extension handler should be forced to update even if the extension configuration has not changed.
 	// +optional
 	ForceUpdateTag *string `json:"forceUpdateTag,omitempty"`
-
-	// The virtual machine extension instance view.
-	// +optional
-	InstanceView *VirtualMachineExtensionInstanceView `json:"instanceView,omitempty"`
 
 	// The extension can contain either protectedSettings or protectedSettingsFromKeyVault or no protected settings at all.
 	// +optional

@@ -258,9 +258,9 @@ var VaultDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.ReadOnly,
 			Path:  "properties.provisioningState",
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "override: provisioning state (Succeeded, RegisteringDns) is reported by the service, never set by a client; the swagger forgets readOnly",
 			Type:  "string",
 		},
 		{
@@ -300,9 +300,9 @@ var VaultDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.ReadOnly,
 			Path:  "properties.vaultUri",
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "override: the service computes the vault URI from the vault name (createVault.json sends none and gets https://sample-vault.vault.azure.net back); the swagger forgets readOnly",
 			Type:  "string",
 		},
 		{
@@ -369,10 +369,6 @@ var VaultDescriptor = descriptor.Descriptor{
 		{
 			JSON: "\"Deny\"",
 			Path: "properties.networkAcls.defaultAction",
-		},
-		{
-			JSON: "\"Succeeded\"",
-			Path: "properties.provisioningState",
 		},
 		{
 			JSON: "{}",
@@ -610,6 +606,14 @@ var VaultsSecretDescriptor = descriptor.Descriptor{
 	},
 	Verbs:   []string{"GET", "PATCH", "PUT"},
 	Version: "v20230701",
+}
+
+// DefaultsFor returns the configured defaults of a kind of this package: spec
+// property paths (as in the Descriptor) to JSON values, which the defaulting
+// webhook sets where a spec leaves them out. It returns nil for a kind without
+// defaults. Each call returns a new map.
+func DefaultsFor(kind string) map[string]string {
+	return nil
 }
 
 // Descriptors returns the descriptor of every kind in this package.

@@ -33,8 +33,6 @@ type VaultList struct {
 
 // VaultSpec is the desired state of a Microsoft.KeyVault/vaults: the ARM request body, plus the operator fields azureName, owner and resourceID.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
-// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.provisioningState)) == (has(oldSelf.properties) && has(oldSelf.properties.provisioningState)) && (!(has(self.properties) && has(self.properties.provisioningState)) || self.properties.provisioningState == oldSelf.properties.provisioningState)",message="spec.properties.provisioningState is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.provisioningState"
-// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.vaultUri)) == (has(oldSelf.properties) && has(oldSelf.properties.vaultUri)) && (!(has(self.properties) && has(self.properties.vaultUri)) || self.properties.vaultUri == oldSelf.properties.vaultUri)",message="spec.properties.vaultUri is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.vaultUri"
 type VaultSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

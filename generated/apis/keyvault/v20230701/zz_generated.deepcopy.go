@@ -791,11 +791,6 @@ func (in *VaultProperties) DeepCopyInto(out *VaultProperties) {
 		*out = new(NetworkRuleSet)
 		(*in).DeepCopyInto(*out)
 	}
-	if in.ProvisioningState != nil {
-		in, out := &in.ProvisioningState, &out.ProvisioningState
-		*out = new(VaultProvisioningState)
-		**out = **in
-	}
 	if in.PublicNetworkAccess != nil {
 		in, out := &in.PublicNetworkAccess, &out.PublicNetworkAccess
 		*out = new(string)
@@ -813,11 +808,6 @@ func (in *VaultProperties) DeepCopyInto(out *VaultProperties) {
 	}
 	if in.TenantId != nil {
 		in, out := &in.TenantId, &out.TenantId
-		*out = new(string)
-		**out = **in
-	}
-	if in.VaultUri != nil {
-		in, out := &in.VaultUri, &out.VaultUri
 		*out = new(string)
 		**out = **in
 	}

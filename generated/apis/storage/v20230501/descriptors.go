@@ -773,9 +773,9 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.ReadOnly,
 			Path:  "properties.networkAcls.virtualNetworkRules[*].state",
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the state of a virtual network rule is reported by the service (\"Gets the state…\"); the swagger forgets readOnly",
 			Type:  "string",
 		},
 		{
@@ -3850,6 +3850,18 @@ var StorageAccountsTableServicesTableDescriptor = descriptor.Descriptor{
 	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20230501",
+}
+
+// DefaultsFor returns the configured defaults of a kind of this package: spec
+// property paths (as in the Descriptor) to JSON values, which the defaulting
+// webhook sets where a spec leaves them out. It returns nil for a kind without
+// defaults. Each call returns a new map.
+func DefaultsFor(kind string) map[string]string {
+	switch kind {
+	case "StorageAccount":
+		return map[string]string{"properties.minimumTlsVersion": "\"TLS1_2\""}
+	}
+	return nil
 }
 
 // Descriptors returns the descriptor of every kind in this package.

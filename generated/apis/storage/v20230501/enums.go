@@ -382,16 +382,3 @@ const (
 	SkuName_Standard_RAGZRS SkuName = "Standard_RAGZRS"
 	SkuName_Standard_ZRS    SkuName = "Standard_ZRS"
 )
-
-// Gets the state of virtual network rule.
-// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
-type State string
-
-// Values of State.
-const (
-	State_Deprovisioning       State = "Deprovisioning"
-	State_Failed               State = "Failed"
-	State_NetworkSourceDeleted State = "NetworkSourceDeleted"
-	State_Provisioning         State = "Provisioning"
-	State_Succeeded            State = "Succeeded"
-)

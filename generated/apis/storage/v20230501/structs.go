@@ -2139,6 +2139,8 @@ type StorageAccountPropertiesCreateParameters struct {
 	LargeFileSharesState *LargeFileSharesState `json:"largeFileSharesState,omitempty"`
 
 	// Set the minimum TLS version to be permitted on requests to storage. The default interpretation is TLS 1.0 for this property.
+	//
+	// Defaults to "TLS1_2" when left out (set by the defaulting webhook; specs/armature.yaml: the service's default interpretation is TLS 1.0 (storage.json); accounts we create accept TLS 1.2 and later unless a manifest says otherwise).
 	// +optional
 	MinimumTlsVersion *MinimumTlsVersion `json:"minimumTlsVersion,omitempty"`
 
@@ -2607,10 +2609,6 @@ type VirtualNetworkRule struct {
 	// Resource ID of a subnet, for example: /subscriptions/{subscriptionId}/resourceGroups/{groupName}/providers/Microsoft.Network/virtualNetworks/{vnetName}/subnets/{subnetName}.
 	// +kubebuilder:validation:Required
 	VirtualNetworkResourceId *string `json:"id,omitempty"`
-
-	// Gets the state of virtual network rule.
-	// +optional
-	State *State `json:"state,omitempty"`
 }
 
 // Virtual Network rule.

@@ -7,12 +7,21 @@ import (
 	contosov20240101preview "example.com/golden/generated/apis/contoso/v20240101preview"
 	descriptor "github.com/armature-dev/armature/runtime/descriptor"
 	runtime "k8s.io/apimachinery/pkg/runtime"
+	schema "k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Descriptors returns the descriptor of every generated kind.
 func Descriptors() []*descriptor.Descriptor {
 	var out []*descriptor.Descriptor
 	out = append(out, contosov20240101preview.Descriptors()...)
+	return out
+}
+
+// Defaults returns the configured defaults of every generated kind that has
+// some (specs/armature.yaml overrides with default:): spec property path →
+// JSON value, in the form webhook.WithDefaults takes.
+func Defaults() map[schema.GroupVersionKind]map[string]any {
+	out := map[schema.GroupVersionKind]map[string]any{}
 	return out
 }
 

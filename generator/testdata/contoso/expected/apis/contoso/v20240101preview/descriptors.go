@@ -389,6 +389,14 @@ var WidgetsSettingsGearDescriptor = descriptor.Descriptor{
 	Version: "v20240101preview",
 }
 
+// DefaultsFor returns the configured defaults of a kind of this package: spec
+// property paths (as in the Descriptor) to JSON values, which the defaulting
+// webhook sets where a spec leaves them out. It returns nil for a kind without
+// defaults. Each call returns a new map.
+func DefaultsFor(kind string) map[string]string {
+	return nil
+}
+
 // Descriptors returns the descriptor of every kind in this package.
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
