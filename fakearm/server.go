@@ -285,6 +285,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, ok := find(s.routes, segs)
+	if !ok && r.Method == http.MethodGet && s.statusRead(rec, segs) {
+		return
+	}
 	if !ok {
 		armError(rec, http.StatusNotFound, "InvalidResourceType", fmt.Sprintf("The resource type of '%s' could not be found in the namespaces this emulator serves.", r.URL.Path), "")
 		return
@@ -413,4 +416,34 @@ func newID() string {
 	_, _ = rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// statusRead answers a GET of an extra status read below a stored resource
+// (a scale set's instanceView): the Descriptor names it; the body is a
+// small object naming the resource.
+func (s *Server) statusRead(w http.ResponseWriter, segs []string) bool {
+	for n := 1; n <= 2 && n < len(segs); n++ {
+		m, ok := find(s.routes, segs[:len(segs)-n])
+		if !ok || m.list {
+			continue
+		}
+		name := strings.Join(segs[len(segs)-n:], "/")
+		for _, d := range m.route.byVersion {
+			for _, g := range d.StatusGETs {
+				if !strings.EqualFold(g.Name, name) {
+					continue
+				}
+				s.mu.RLock()
+				res := s.resources[strings.ToLower(m.id)]
+				s.mu.RUnlock()
+				if res == nil {
+					notFound(w, m, d)
+					return true
+				}
+				writeJSON(w, http.StatusOK, map[string]any{"id": m.id + "/" + name, "statuses": []any{map[string]any{"code": "ProvisioningState/" + strings.ToLower(res.State)}}})
+				return true
+			}
+		}
+	}
+	return false
 }

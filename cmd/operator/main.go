@@ -1,5 +1,7 @@
 // Command operator runs armature's generic reconciler for every installed
-// generated kind (and, with --webhook, the admission webhook). Point it at
+// generated kind (and, with --webhook, the admission webhook). "operator
+// plan -f cr.yaml" prints what it would send for custom resources without
+// sending anything. Point it at
 // the local ARM emulator with --arm-endpoint and --arm-ca-file (see
 // cmd/fakearm), or at Azure with azidentity's usual environment.
 package main
@@ -16,6 +18,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "plan" {
+		if err := plan(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "operator plan:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var cfg operator.Config
 	cfg.BindFlags(flag.CommandLine)
 	zopts := zap.Options{Development: true}

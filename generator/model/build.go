@@ -30,6 +30,7 @@ const (
 	FieldResourceID = "resourceID"
 	FieldConditions = "conditions"
 	FieldObserved   = "observedGeneration"
+	FieldPlan       = "reconcilePlan"
 )
 
 type side int
@@ -130,7 +131,7 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 		return nil, err
 	}
 	k.Status = &Struct{Name: name + "Status", Doc: fmt.Sprintf("%sStatus is the observed state of a %s: the last GET from ARM, plus conditions.", name, r.ARMType)}
-	k.Status.Fields = operatorStatusFields()
+	k.Status.Fields = operatorStatusFields(r)
 	if get != nil && get.Response != nil {
 		fields, err := b.fields(*get.Response, statusSide, name, w)
 		if err != nil {
@@ -195,11 +196,31 @@ func operatorSpecFields(r *tree.Resource) []*Field {
 	}
 }
 
-func operatorStatusFields() []*Field {
-	return []*Field{
-		{GoName: "Conditions", JSONName: FieldConditions, Doc: "Conditions of the resource; Ready summarises them.", Type: &TypeRef{Kind: Conditions}},
+func operatorStatusFields(r *tree.Resource) []*Field {
+	fields := []*Field{
+		{GoName: "Conditions", JSONName: FieldConditions, Doc: "Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.", Type: &TypeRef{Kind: Conditions}},
 		{GoName: "ObservedGeneration", JSONName: FieldObserved, Doc: "ObservedGeneration is the spec generation the status describes.", Type: &TypeRef{Kind: Int64}},
+		{GoName: "ReconcilePlan", JSONName: FieldPlan, Doc: "ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.", Type: &TypeRef{Kind: JSON}},
 	}
+	for _, g := range r.StatusGETs {
+		if strings.Contains(g.Name, "{") {
+			continue
+		}
+		name := StatusGETField(g.Name)
+		fields = append(fields, &Field{GoName: Pascal(name), JSONName: name, Doc: fmt.Sprintf("%s is the result of GET %s, read with the resource.", Pascal(name), g.Path), Type: &TypeRef{Kind: JSON}})
+	}
+	return fields
+}
+
+// StatusGETField is the status field that holds an extra status GET:
+// instanceView → instanceView, rollingUpgrades/latest → rollingUpgradesLatest.
+func StatusGETField(name string) string {
+	parts := strings.Split(name, "/")
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += Pascal(p)
+	}
+	return out
 }
 
 // specExcluded reports a property that never appears in a spec: declared

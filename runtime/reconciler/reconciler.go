@@ -342,6 +342,9 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id, verb string, paylo
 		return reconcile.Result{}, err
 	}
 	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, verb, id))
+	var plan map[string]any
+	_ = json.Unmarshal([]byte(p), &plan)
+	st.plan = plan
 	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, r.writeStatus(ctx, st)
 }
 
@@ -456,6 +459,7 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 		}
 		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(drift, ", ")+" (policy skip: not corrected)")
 	}
+	r.statusGETs(ctx, id, res.Body)
 	st.setStatusBody(res.Body)
 	if st.cond == nil {
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
@@ -476,6 +480,38 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, nil
+}
+
+// statusGETs joins the Descriptor's extra status reads (e.g. a scale
+// set's instanceView) into the status body, under the field the generator
+// gave them. A failed read leaves the field out.
+func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]any) {
+	if body == nil {
+		return
+	}
+	for _, g := range r.Desc.StatusGETs {
+		if strings.Contains(g.Name, "{") {
+			continue
+		}
+		res, err := r.armCall(ctx, http.MethodGet, id+"/"+g.Name, nil)
+		if err != nil || res.Body == nil {
+			continue
+		}
+		body[statusGETField(g.Name)] = res.Body
+	}
+}
+
+// statusGETField mirrors the generator: rollingUpgrades/latest →
+// rollingUpgradesLatest.
+func statusGETField(name string) string {
+	parts := strings.Split(name, "/")
+	out := parts[0]
+	for _, p := range parts[1:] {
+		if p != "" {
+			out += strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return out
 }
 
 // syncPeriod is the jittered period of the object.

@@ -37,6 +37,7 @@ type state struct {
 	// mustAct marks cond as something only the user can fix.
 	mustAct bool
 	body    map[string]any // GET body for status, if read
+	plan    map[string]any // status.reconcilePlan, under the plan policy
 }
 
 func newState(obj *unstructured.Unstructured) *state {
@@ -111,6 +112,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 		status["conditions"] = list
 	}
 	status["observedGeneration"] = st.obj.GetGeneration()
+	if st.plan != nil {
+		status["reconcilePlan"] = st.plan
+	} else {
+		delete(status, "reconcilePlan")
+	}
 	status = runtime.DeepCopyJSON(status)
 	if equalStatus(st.orig, status) {
 		return nil

@@ -239,6 +239,9 @@ func TestPolicies(t *testing.T) {
 	if calls(fa, http.MethodPut, planID)+calls(fa, http.MethodPatch, planID) != 0 {
 		t.Error("plan must not write to ARM")
 	}
+	if v, _, _ := unstructured.NestedString(get(t, planned).Object, "status", "reconcilePlan", "action"); v != "create" {
+		t.Errorf("status.reconcilePlan.action = %q", v)
+	}
 }
 
 func get0(o *unstructured.Unstructured) *unstructured.Unstructured {
@@ -306,4 +309,22 @@ func condition(u *unstructured.Unstructured, typ string) string {
 		}
 	}
 	return ""
+}
+
+// TestStatusGETs: a scale set's instanceView is read with it and joined
+// into status.
+func TestStatusGETs(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "vmss")
+	vmss := cr("VirtualMachineScaleSet", "compute.azure.armature.dev/v20240301", ns, "web", map[string]any{
+		"owner": map[string]any{"name": "vmss"}, "location": "westeurope", "sku": map[string]any{"name": "Standard_D2s_v3", "capacity": int64(2)},
+	})
+	create(t, rg, vmss)
+	waitReady(t, rg, vmss)
+	code, _, _ := unstructured.NestedSlice(get(t, vmss).Object, "status", "instanceView", "statuses")
+	if len(code) != 1 {
+		t.Errorf("status.instanceView = %v", get(t, vmss).Object["status"].(map[string]any)["instanceView"])
+	}
 }

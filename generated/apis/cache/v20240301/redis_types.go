@@ -4,6 +4,7 @@ package v20240301
 
 import (
 	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -69,13 +70,18 @@ type RedisSpec struct {
 
 // RedisStatus is the observed state of a Microsoft.Cache/redis: the last GET from ARM, plus conditions.
 type RedisStatus struct {
-	// Conditions of the resource; Ready summarises them.
+	// Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	ReconcilePlan *apiextensionsv1.JSON `json:"reconcilePlan,omitempty"`
 
 	// Fully qualified resource ID for the resource. Ex - /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}
 	Id *string `json:"id,omitempty"`

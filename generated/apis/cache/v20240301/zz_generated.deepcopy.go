@@ -5,6 +5,7 @@
 package v20240301
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -430,6 +431,11 @@ func (in *RedisAccessPolicyAssignmentStatus) DeepCopyInto(out *RedisAccessPolicy
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -527,6 +533,11 @@ func (in *RedisAccessPolicyStatus) DeepCopyInto(out *RedisAccessPolicyStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
@@ -1000,6 +1011,11 @@ func (in *RedisFirewallRuleStatus) DeepCopyInto(out *RedisFirewallRuleStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -1245,6 +1261,11 @@ func (in *RedisLinkedServerStatus) DeepCopyInto(out *RedisLinkedServerStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -1422,6 +1443,11 @@ func (in *RedisPatchScheduleStatus) DeepCopyInto(out *RedisPatchScheduleStatus) 
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -1551,6 +1577,11 @@ func (in *RedisPrivateEndpointConnectionStatus) DeepCopyInto(out *RedisPrivateEn
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
@@ -1882,6 +1913,11 @@ func (in *RedisStatus) DeepCopyInto(out *RedisStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id

@@ -4,6 +4,7 @@ package v20240301
 
 import (
 	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -65,13 +66,23 @@ type VirtualMachineScaleSetsVirtualMachineSpec struct {
 
 // VirtualMachineScaleSetsVirtualMachineStatus is the observed state of a Microsoft.Compute/virtualMachineScaleSets/virtualMachines: the last GET from ARM, plus conditions.
 type VirtualMachineScaleSetsVirtualMachineStatus struct {
-	// Conditions of the resource; Ready summarises them.
+	// Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	ReconcilePlan *apiextensionsv1.JSON `json:"reconcilePlan,omitempty"`
+
+	// InstanceView is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualMachines/{instanceId}/instanceView, read with the resource.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	InstanceView *apiextensionsv1.JSON `json:"instanceView,omitempty"`
 
 	// Etag is property returned in Update/Get response of the VMSS VM, so that customer can supply it in the header to ensure optimistic updates.
 	Etag *string `json:"etag,omitempty"`

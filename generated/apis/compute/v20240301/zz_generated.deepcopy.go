@@ -7623,6 +7623,21 @@ func (in *VirtualMachineScaleSetStatus) DeepCopyInto(out *VirtualMachineScaleSet
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.InstanceView != nil {
+		in, out := &in.InstanceView, &out.InstanceView
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.RollingUpgradesLatest != nil {
+		in, out := &in.RollingUpgradesLatest, &out.RollingUpgradesLatest
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Etag != nil {
 		in, out := &in.Etag, &out.Etag
 		*out = new(string)
@@ -8449,6 +8464,11 @@ func (in *VirtualMachineScaleSetsExtensionStatus) DeepCopyInto(out *VirtualMachi
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -8595,6 +8615,16 @@ func (in *VirtualMachineScaleSetsVirtualMachineStatus) DeepCopyInto(out *Virtual
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.InstanceView != nil {
+		in, out := &in.InstanceView, &out.InstanceView
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Etag != nil {
 		in, out := &in.Etag, &out.Etag
@@ -8775,6 +8805,11 @@ func (in *VirtualMachineScaleSetsVirtualMachinesExtensionStatus) DeepCopyInto(ou
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -8877,6 +8912,16 @@ func (in *VirtualMachineStatus) DeepCopyInto(out *VirtualMachineStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.InstanceView != nil {
+		in, out := &in.InstanceView, &out.InstanceView
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Etag != nil {
 		in, out := &in.Etag, &out.Etag
@@ -9063,6 +9108,11 @@ func (in *VirtualMachinesExtensionStatus) DeepCopyInto(out *VirtualMachinesExten
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(v1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id

@@ -4,6 +4,7 @@ package v20230701
 
 import (
 	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -58,13 +59,18 @@ type VaultSpec struct {
 
 // VaultStatus is the observed state of a Microsoft.KeyVault/vaults: the last GET from ARM, plus conditions.
 type VaultStatus struct {
-	// Conditions of the resource; Ready summarises them.
+	// Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	ReconcilePlan *apiextensionsv1.JSON `json:"reconcilePlan,omitempty"`
 
 	// Fully qualified identifier of the key vault resource.
 	Id *string `json:"id,omitempty"`

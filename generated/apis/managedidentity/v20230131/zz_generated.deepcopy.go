@@ -5,6 +5,7 @@
 package v20230131
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -207,6 +208,11 @@ func (in *UserAssignedIdentitiesFederatedIdentityCredentialStatus) DeepCopyInto(
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -373,6 +379,11 @@ func (in *UserAssignedIdentityStatus) DeepCopyInto(out *UserAssignedIdentityStat
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id

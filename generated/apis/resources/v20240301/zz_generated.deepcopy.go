@@ -574,6 +574,11 @@ func (in *DeploymentStatus) DeepCopyInto(out *DeploymentStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -1158,6 +1163,11 @@ func (in *ResourceGroupStatus) DeepCopyInto(out *ResourceGroupStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id

@@ -143,6 +143,11 @@ func (in *LabelStatus) DeepCopyInto(out *LabelStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -731,6 +736,16 @@ func (in *WidgetStatus) DeepCopyInto(out *WidgetStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
+	if in.Status != nil {
+		in, out := &in.Status, &out.Status
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -918,6 +933,11 @@ func (in *WidgetsSettingStatus) DeepCopyInto(out *WidgetsSettingStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -1092,6 +1112,11 @@ func (in *WidgetsSettingsGearStatus) DeepCopyInto(out *WidgetsSettingsGearStatus
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.ReconcilePlan != nil {
+		in, out := &in.ReconcilePlan, &out.ReconcilePlan
+		*out = new(apiextensionsv1.JSON)
+		(*in).DeepCopyInto(*out)
 	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
