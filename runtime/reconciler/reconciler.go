@@ -460,6 +460,11 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(drift, ", ")+" (policy skip: not corrected)")
 	}
 	r.statusGETs(ctx, id, res.Body)
+	if h := hooksFor(r.gvk()).Status; h != nil && res.Body != nil {
+		if err := h(st.obj, res.Body); err != nil {
+			return r.fail(ctx, st, err)
+		}
+	}
 	st.setStatusBody(res.Body)
 	if st.cond == nil {
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
@@ -598,6 +603,17 @@ func (r *Reconciler) armCall(ctx context.Context, verb, id string, payload []byt
 func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.Result, error) {
 	var te *terminalError
 	var ae *arm.Error
+	if h := hooksFor(r.gvk()).ClassifyError; h != nil && !errors.As(err, &te) {
+		if terminal, reason, ok := h(err); ok && terminal {
+			err = &terminalError{reason: reason, message: err.Error()}
+		} else if ok {
+			st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
+			if werr := r.writeStatus(ctx, st); werr != nil {
+				return reconcile.Result{}, werr
+			}
+			return reconcile.Result{}, err
+		}
+	}
 	switch {
 	case errors.As(err, &te):
 		st.userMustAct(te.reason, te.message)

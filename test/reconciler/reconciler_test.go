@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/fakearm"
@@ -327,4 +328,40 @@ func TestStatusGETs(t *testing.T) {
 	if len(code) != 1 {
 		t.Errorf("status.instanceView = %v", get(t, vmss).Object["status"].(map[string]any)["instanceView"])
 	}
+}
+
+// TestHooks: per-kind hooks mutate the body, classify errors and add to
+// status (registered for a kind no other test uses).
+func TestHooks(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "managedidentity.azure.armature.dev", Version: "v20230131", Kind: "UserAssignedIdentity"}
+	reconciler.RegisterHooks(gvk, reconciler.Hooks{
+		MutateBody: func(_ *unstructured.Unstructured, body map[string]any) error {
+			body["tags"] = map[string]any{"managed-by": "armature"}
+			return nil
+		},
+		ClassifyError: func(err error) (bool, string, bool) { return true, "HookSaysStop", true },
+		Status: func(_ *unstructured.Unstructured, status map[string]any) error {
+			status["tags"] = map[string]any{"seen-by": "status-hook"}
+			return nil
+		},
+	})
+	defer reconciler.RegisterHooks(gvk, reconciler.Hooks{})
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "hooks")
+	id := cr("UserAssignedIdentity", "managedidentity.azure.armature.dev/v20230131", ns, "app", map[string]any{"owner": map[string]any{"name": "hooks"}, "location": "westeurope"})
+	create(t, rg, id)
+	waitReady(t, rg, id)
+	armIDOf := armID("hooks", "Microsoft.ManagedIdentity/userAssignedIdentities/app")
+	if tags, _, _ := unstructured.NestedStringMap(fa.Resource(armIDOf), "tags"); tags["managed-by"] != "armature" {
+		t.Errorf("MutateBody: tags sent %v", tags)
+	}
+	if tags, _, _ := unstructured.NestedStringMap(get(t, id).Object, "status", "tags"); tags["seen-by"] != "status-hook" {
+		t.Errorf("Status hook: status.tags %v", tags)
+	}
+	fa.SetFaults(fakearm.Faults{ErrorRate: 1, ErrorStatus: 503, PathContains: "userAssignedIdentities/app2"})
+	bad := cr("UserAssignedIdentity", "managedidentity.azure.armature.dev/v20230131", ns, "app2", map[string]any{"owner": map[string]any{"name": "hooks"}, "location": "westeurope"})
+	create(t, bad)
+	waitReason(t, bad, "HookSaysStop")
 }
