@@ -25,12 +25,13 @@ type Input struct {
 
 // Operator fields of every spec and status.
 const (
-	FieldAzureName  = "azureName"
-	FieldOwner      = "owner"
-	FieldResourceID = "resourceID"
-	FieldConditions = "conditions"
-	FieldObserved   = "observedGeneration"
-	FieldPlan       = "reconcilePlan"
+	FieldAzureName     = "azureName"
+	FieldOwner         = "owner"
+	FieldResourceID    = "resourceID"
+	FieldConditions    = "conditions"
+	FieldObserved      = "observedGeneration"
+	FieldPlan          = "reconcilePlan"
+	FieldLastOperation = "lastOperation"
 )
 
 type side int
@@ -200,6 +201,7 @@ func operatorStatusFields(r *tree.Resource) []*Field {
 	fields := []*Field{
 		{GoName: "Conditions", JSONName: FieldConditions, Doc: "Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.", Type: &TypeRef{Kind: Conditions}},
 		{GoName: "ObservedGeneration", JSONName: FieldObserved, Doc: "ObservedGeneration is the spec generation the status describes.", Type: &TypeRef{Kind: Int64}},
+		{GoName: "LastOperation", JSONName: FieldLastOperation, Doc: "LastOperation identifies the last ARM operation the operator saw finish (verb and a hash of its resume token).", Type: &TypeRef{Kind: String}},
 		{GoName: "ReconcilePlan", JSONName: FieldPlan, Doc: "ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.", Type: &TypeRef{Kind: JSON}},
 	}
 	for _, g := range r.StatusGETs {

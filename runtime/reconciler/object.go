@@ -59,7 +59,7 @@ type operation struct {
 
 // slowOperation is how long an operation runs before its progress is
 // written to the Ready condition: quicker ones cost no status write.
-const slowOperation = 5 * time.Second
+const slowOperation = 15 * time.Second
 
 func policy(obj *unstructured.Unstructured) string {
 	switch p := obj.GetAnnotations()[AnnotationPolicy]; p {

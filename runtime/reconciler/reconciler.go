@@ -75,6 +75,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return r.fail(ctx, st, err)
 	}
 	if waiting != "" {
+		// An owner that exists and is on its way needs no status write for a
+		// fresh object: the owner's watch requeues it. A missing owner, or a
+		// long wait, is shown.
+		if st.ownerExists && time.Since(st.obj.GetCreationTimestamp().Time) < slowOperation && st.orig == nil {
+			return reconcile.Result{RequeueAfter: slowOperation}, nil
+		}
 		st.setCondition(false, ReasonWaitingForOwner, waiting)
 		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, r.writeStatus(ctx, st)
 	}
@@ -83,7 +89,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, err
 		}
 	}
-	if op := st.operation(); op != nil {
+	if op := st.operation(); op != nil && !st.opDone(op) {
 		return r.poll(ctx, st, id, op)
 	}
 	return r.apply(ctx, st, id)
@@ -110,6 +116,7 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 			}
 			return "", "", err
 		}
+		st.ownerExists = true
 		scope, _, _ := unstructured.NestedString(o.Object, "status", "id")
 		if scope == "" || !ready(o) {
 			return "", fmt.Sprintf("owner %s %q is not Ready", r.Desc.OwnerKind, ownerName), nil
@@ -209,7 +216,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		return r.fail(ctx, st, err)
 	}
 	applied := mustJSON(hashSecrets(r.Desc, desired))
-	last := st.obj.GetAnnotations()[AnnotationLastApplied]
+	last := st.lastApplied()
 	adopt, _ := spec(st.obj)["resourceID"].(string)
 	if last == "" && adopt != "" {
 		if _, err := r.armCall(ctx, http.MethodGet, id, nil); err != nil {
@@ -388,14 +395,9 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 		return r.fail(ctx, st, err)
 	}
 	if !res.Done() {
-		if res.Token != op.Token {
-			base := st.obj.DeepCopy()
-			op.Token = res.Token
-			setAnnotation(st.obj, AnnotationOperation, mustJSON(op))
-			if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
-				return reconcile.Result{}, err
-			}
-		}
+		// The stored token stays: it resumes polling at the same URL. (azcore
+		// re-encodes the poller state on every poll; saving each would cost
+		// an apiserver write per poll.)
 		started, _ := time.Parse(time.RFC3339, op.Started)
 		if time.Since(started) < slowOperation {
 			return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
@@ -407,9 +409,10 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	if op.Verb == http.MethodDelete {
 		return r.removeFinalizer(ctx, st)
 	}
-	if err := r.recordApplied(ctx, st, id, op.Applied, func(o *unstructured.Unstructured) { removeAnnotation(o, AnnotationOperation) }); err != nil {
-		return reconcile.Result{}, err
-	}
+	// The operation's end is recorded in status (lastOperation), written
+	// with the rest of status: no metadata write. Its body counts as the
+	// last-applied one until the next write replaces both annotations.
+	st.lastOp = opHash(op)
 	r.event(st, corev1.EventTypeNormal, "OperationSucceeded", fmt.Sprintf("%s %s succeeded", op.Verb, id))
 	return r.observe(ctx, st, id, nil)
 }
@@ -419,6 +422,7 @@ func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied s
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationLastApplied, applied)
 	setAnnotation(st.obj, AnnotationARMID, id)
+	removeAnnotation(st.obj, AnnotationOperation) // a completed one
 	if more != nil {
 		more(st.obj)
 	}
@@ -430,11 +434,12 @@ func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied s
 func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired map[string]any) (reconcile.Result, error) {
 	res, err := r.armCall(ctx, http.MethodGet, id, nil)
 	if err != nil {
-		if arm.IsNotFound(err) && st.obj.GetAnnotations()[AnnotationLastApplied] != "" && st.policy == PolicyManage {
+		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy == PolicyManage {
 			// Deleted outside the operator: forget it, the next reconcile
 			// creates it again.
 			base := st.obj.DeepCopy()
 			removeAnnotation(st.obj, AnnotationLastApplied)
+			removeAnnotation(st.obj, AnnotationOperation)
 			r.event(st, corev1.EventTypeWarning, "DriftDetected", id+" was deleted outside the operator; recreating it")
 			driftCorrections.Inc()
 			return reconcile.Result{Requeue: true}, r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
@@ -452,6 +457,7 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 			r.event(st, corev1.EventTypeWarning, "DriftDetected", "Azure differs at "+strings.Join(drift, ", ")+"; correcting")
 			base := st.obj.DeepCopy()
 			removeAnnotation(st.obj, AnnotationLastApplied) // the next reconcile sends the whole body
+			removeAnnotation(st.obj, AnnotationOperation)
 			if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
 				return reconcile.Result{}, err
 			}

@@ -33,11 +33,32 @@ type state struct {
 	orig   map[string]any // status as read
 	policy string
 	owner  *unstructured.Unstructured
-	cond   *metav1.Condition
+	// ownerExists is set when the owner custom resource exists (Ready or not).
+	ownerExists bool
+	cond        *metav1.Condition
 	// mustAct marks cond as something only the user can fix.
 	mustAct bool
 	body    map[string]any // GET body for status, if read
 	plan    map[string]any // status.reconcilePlan, under the plan policy
+	lastOp  string         // status.lastOperation to write, if it changed
+}
+
+// opHash identifies an operation in status.lastOperation.
+func opHash(op *operation) string { return op.Verb + " " + hash(op.Token) }
+
+// opDone reports an operation the status records as finished.
+func (st *state) opDone(op *operation) bool {
+	done, _ := st.orig["lastOperation"].(string)
+	return done != "" && done == opHash(op)
+}
+
+// lastApplied is the body last applied: the annotation, or the body of a
+// finished operation still on the object.
+func (st *state) lastApplied() string {
+	if op := st.operation(); op != nil && (st.opDone(op) || st.lastOp == opHash(op)) && op.Applied != "" {
+		return op.Applied
+	}
+	return st.obj.GetAnnotations()[AnnotationLastApplied]
 }
 
 func newState(obj *unstructured.Unstructured) *state {
@@ -116,6 +137,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 		status["reconcilePlan"] = st.plan
 	} else {
 		delete(status, "reconcilePlan")
+	}
+	if st.lastOp != "" {
+		status["lastOperation"] = st.lastOp
+	} else if v, ok := st.orig["lastOperation"]; ok {
+		status["lastOperation"] = v
 	}
 	status = runtime.DeepCopyJSON(status)
 	if equalStatus(st.orig, status) {

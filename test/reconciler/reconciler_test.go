@@ -181,8 +181,8 @@ func TestRestartDuringOperation(t *testing.T) {
 	if n := calls(fa, http.MethodPut, saID); n != 1 {
 		t.Errorf("the restarted operator sent the PUT again: %d PUTs", n)
 	}
-	if a := get(t, sa).GetAnnotations(); a[reconciler.AnnotationOperation] != "" || a[reconciler.AnnotationLastApplied] == "" {
-		t.Errorf("after the operation: annotations %v", a)
+	if done, _, _ := unstructured.NestedString(get(t, sa).Object, "status", "lastOperation"); !strings.HasPrefix(done, "PUT ") {
+		t.Errorf("after the operation status.lastOperation = %q", done)
 	}
 }
 

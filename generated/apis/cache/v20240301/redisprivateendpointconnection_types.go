@@ -58,6 +58,9 @@ type RedisPrivateEndpointConnectionStatus struct {
 	// ObservedGeneration is the spec generation the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// LastOperation identifies the last ARM operation the operator saw finish (verb and a hash of its resume token).
+	LastOperation *string `json:"lastOperation,omitempty"`
+
 	// ReconcilePlan is what the reconciler would send to ARM (action, verb, id, body), written under the plan reconcile-policy; nothing is sent.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless

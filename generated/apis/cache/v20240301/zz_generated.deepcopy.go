@@ -431,6 +431,11 @@ func (in *RedisAccessPolicyAssignmentStatus) DeepCopyInto(out *RedisAccessPolicy
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -533,6 +538,11 @@ func (in *RedisAccessPolicyStatus) DeepCopyInto(out *RedisAccessPolicyStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
@@ -1011,6 +1021,11 @@ func (in *RedisFirewallRuleStatus) DeepCopyInto(out *RedisFirewallRuleStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -1261,6 +1276,11 @@ func (in *RedisLinkedServerStatus) DeepCopyInto(out *RedisLinkedServerStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -1443,6 +1463,11 @@ func (in *RedisPatchScheduleStatus) DeepCopyInto(out *RedisPatchScheduleStatus) 
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -1577,6 +1602,11 @@ func (in *RedisPrivateEndpointConnectionStatus) DeepCopyInto(out *RedisPrivateEn
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
@@ -1913,6 +1943,11 @@ func (in *RedisStatus) DeepCopyInto(out *RedisStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan

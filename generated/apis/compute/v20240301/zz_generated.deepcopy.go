@@ -7623,6 +7623,11 @@ func (in *VirtualMachineScaleSetStatus) DeepCopyInto(out *VirtualMachineScaleSet
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(v1.JSON)
@@ -8464,6 +8469,11 @@ func (in *VirtualMachineScaleSetsExtensionStatus) DeepCopyInto(out *VirtualMachi
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(v1.JSON)
@@ -8615,6 +8625,11 @@ func (in *VirtualMachineScaleSetsVirtualMachineStatus) DeepCopyInto(out *Virtual
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
@@ -8805,6 +8820,11 @@ func (in *VirtualMachineScaleSetsVirtualMachinesExtensionStatus) DeepCopyInto(ou
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(v1.JSON)
@@ -8912,6 +8932,11 @@ func (in *VirtualMachineStatus) DeepCopyInto(out *VirtualMachineStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
@@ -9108,6 +9133,11 @@ func (in *VirtualMachinesExtensionStatus) DeepCopyInto(out *VirtualMachinesExten
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan

@@ -974,6 +974,11 @@ func (in *VaultStatus) DeepCopyInto(out *VaultStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -1125,6 +1130,11 @@ func (in *VaultsPrivateEndpointConnectionStatus) DeepCopyInto(out *VaultsPrivate
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
@@ -1279,6 +1289,11 @@ func (in *VaultsSecretStatus) DeepCopyInto(out *VaultsSecretStatus) {
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan

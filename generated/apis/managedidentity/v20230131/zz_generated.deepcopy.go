@@ -208,6 +208,11 @@ func (in *UserAssignedIdentitiesFederatedIdentityCredentialStatus) DeepCopyInto(
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -379,6 +384,11 @@ func (in *UserAssignedIdentityStatus) DeepCopyInto(out *UserAssignedIdentityStat
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan

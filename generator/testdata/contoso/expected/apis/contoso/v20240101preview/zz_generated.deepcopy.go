@@ -143,6 +143,11 @@ func (in *LabelStatus) DeepCopyInto(out *LabelStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -736,6 +741,11 @@ func (in *WidgetStatus) DeepCopyInto(out *WidgetStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -933,6 +943,11 @@ func (in *WidgetsSettingStatus) DeepCopyInto(out *WidgetsSettingStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
+	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
 		*out = new(apiextensionsv1.JSON)
@@ -1112,6 +1127,11 @@ func (in *WidgetsSettingsGearStatus) DeepCopyInto(out *WidgetsSettingsGearStatus
 		for i := range *in {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
+	}
+	if in.LastOperation != nil {
+		in, out := &in.LastOperation, &out.LastOperation
+		*out = new(string)
+		**out = **in
 	}
 	if in.ReconcilePlan != nil {
 		in, out := &in.ReconcilePlan, &out.ReconcilePlan
