@@ -414,7 +414,10 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	// last-applied one until the next write replaces both annotations.
 	st.lastOp = opHash(op)
 	r.event(st, corev1.EventTypeNormal, "OperationSucceeded", fmt.Sprintf("%s %s succeeded", op.Verb, id))
-	return r.observe(ctx, st, id, nil)
+	if res.Body != nil && res.Body["id"] == nil {
+		res = nil // not the resource (an operation status body)
+	}
+	return r.observeWith(ctx, st, id, nil, res)
 }
 
 // recordApplied stores the last-applied body and the ARM id.
@@ -432,7 +435,16 @@ func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied s
 // observe GETs the resource into status, corrects drift and requeues after
 // the sync period.
 func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired map[string]any) (reconcile.Result, error) {
-	res, err := r.armCall(ctx, http.MethodGet, id, nil)
+	return r.observeWith(ctx, st, id, desired, nil)
+}
+
+// observeWith is observe with the resource already read (the final poll of
+// an operation returns it): no second GET.
+func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desired map[string]any, read *arm.Result) (reconcile.Result, error) {
+	res, err := read, error(nil)
+	if res == nil || res.Body == nil {
+		res, err = r.armCall(ctx, http.MethodGet, id, nil)
+	}
 	if err != nil {
 		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy == PolicyManage {
 			// Deleted outside the operator: forget it, the next reconcile
