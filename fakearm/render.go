@@ -59,24 +59,9 @@ func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) 
 		if p.Class != descriptor.ReadOnly || strings.Contains(p.Path, "[*]") || strings.Contains(p.Path, ".*") {
 			continue
 		}
-		segs := strings.Split(p.Path, ".")
-		parent := body
-		for _, k := range segs[:len(segs)-1] {
-			next, ok := parent[k].(map[string]any)
-			if !ok {
-				parent = nil
-				break
-			}
-			parent = next
+		if parent, last := slot(body, p.Path, false); parent != nil {
+			parent[last] = placeholder(p, res)
 		}
-		last := segs[len(segs)-1]
-		if parent == nil {
-			continue
-		}
-		if _, ok := parent[last]; ok {
-			continue
-		}
-		parent[last] = placeholder(p, res)
 	}
 }
 
@@ -110,25 +95,8 @@ func placeholder(p descriptor.Property, res *resource) any {
 // left out (learned by the generator from real responses).
 func serverDefaults(d *descriptor.Descriptor, body map[string]any) {
 	for _, sd := range d.ServerDefaults {
-		segs := strings.Split(sd.Path, ".")
-		parent := body
-		for _, k := range segs[:len(segs)-1] {
-			next, ok := parent[k].(map[string]any)
-			if !ok {
-				if _, exists := parent[k]; exists {
-					parent = nil
-					break
-				}
-				next = map[string]any{}
-				parent[k] = next
-			}
-			parent = next
-		}
-		last := segs[len(segs)-1]
+		parent, last := slot(body, sd.Path, true)
 		if parent == nil {
-			continue
-		}
-		if _, ok := parent[last]; ok {
 			continue
 		}
 		var v any
@@ -136,4 +104,28 @@ func serverDefaults(d *descriptor.Descriptor, body map[string]any) {
 			parent[last] = v
 		}
 	}
+}
+
+// slot finds where a dotted path's value goes: the parent object and the
+// last key, or nil when the path is taken or blocked by a non-object.
+// create makes missing parent objects.
+func slot(body map[string]any, path string, create bool) (map[string]any, string) {
+	segs := strings.Split(path, ".")
+	parent := body
+	for _, k := range segs[:len(segs)-1] {
+		next, ok := parent[k].(map[string]any)
+		if !ok {
+			if _, exists := parent[k]; exists || !create {
+				return nil, ""
+			}
+			next = map[string]any{}
+			parent[k] = next
+		}
+		parent = next
+	}
+	last := segs[len(segs)-1]
+	if _, ok := parent[last]; ok {
+		return nil, ""
+	}
+	return parent, last
 }

@@ -247,14 +247,24 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
 }
 
-func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor, body []byte) {
+// requestBody decodes and cleans a PUT or PATCH body, answering the error
+// itself; false means it did.
+func requestBody(w http.ResponseWriter, d *descriptor.Descriptor, body []byte) (map[string]any, bool) {
 	obj, err := decodeObject(body)
 	if err != nil {
 		armError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: "+err.Error(), "")
-		return
+		return nil, false
 	}
 	if err := clean(d, obj); err != nil {
 		err.(*requestError).write(w)
+		return nil, false
+	}
+	return obj, true
+}
+
+func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor, body []byte) {
+	obj, ok := requestBody(w, d, body)
+	if !ok {
 		return
 	}
 	name := m.names[len(m.names)-1]
@@ -294,13 +304,8 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descrip
 }
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor, body []byte) {
-	obj, err := decodeObject(body)
-	if err != nil {
-		armError(w, http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: "+err.Error(), "")
-		return
-	}
-	if err := clean(d, obj); err != nil {
-		err.(*requestError).write(w)
+	obj, ok := requestBody(w, d, body)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
