@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/runtime"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // body without secret and writeOnly values, plus what the server computes.
 func (s *Server) render(res *resource) {
 	d := res.d
-	body := deepCopy(res.Desired).(map[string]any)
+	body := runtime.DeepCopyJSON(res.Desired)
 	d.Walk(body, func(n descriptor.Node) bool {
 		if n.Known && (n.Class == descriptor.Secret || n.Class == descriptor.WriteOnly) {
 			delete(n.Parent, n.Key)

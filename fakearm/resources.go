@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"net/http"
 	"reflect"
 	"sort"
@@ -182,24 +183,6 @@ func mergePatch(target, patch map[string]any) map[string]any {
 	return target
 }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
-}
-
 // precondition checks If-Match and If-None-Match.
 func precondition(r *http.Request, existing *resource) *requestError {
 	fail := func(msg string) *requestError {
@@ -319,7 +302,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 		notFound(w, m, d)
 		return
 	}
-	merged := mergePatch(deepCopy(existing.Desired).(map[string]any), obj)
+	merged := mergePatch(runtime.DeepCopyJSON(existing.Desired), obj)
 	if e := createOnlyChanges(d, existing.Desired, merged, "", ""); e != nil {
 		e.write(w)
 		return
