@@ -7,6 +7,7 @@ import (
 
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 var classConst = map[string]string{
@@ -108,7 +109,7 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if len(k.SecretPaths) > 0 {
 		d[jen.Id("SecretPaths")] = strs(k.SecretPaths)
 	}
-	if acts := actions(r.Actions); acts != nil {
+	if acts := postActions(k.Actions); acts != nil {
 		d[jen.Id("Actions")] = acts
 	}
 	if len(k.ServerDefaults) > 0 {
@@ -134,6 +135,72 @@ func actions(as []*tree.Action) jen.Code {
 			vals := jen.Dict{jen.Id("Name"): jen.Lit(a.Name), jen.Id("Path"): jen.Lit(a.Path)}
 			if a.Op.LongRunning {
 				vals[jen.Id("LongRunning")] = jen.True()
+			}
+			g.Line().Values(vals)
+		}
+		g.Line()
+	})
+}
+
+// postActions declares the POST actions with their query parameters and
+// flattened bodies.
+func postActions(as []descriptor.Action) jen.Code {
+	if len(as) == 0 {
+		return nil
+	}
+	return jen.Index().Qual(pathDescriptors, "Action").ValuesFunc(func(g *jen.Group) {
+		for _, a := range as {
+			vals := jen.Dict{jen.Id("Name"): jen.Lit(a.Name), jen.Id("Path"): jen.Lit(a.Path)}
+			if a.LongRunning {
+				vals[jen.Id("LongRunning")] = jen.True()
+			}
+			if a.FinalStateVia != "" {
+				vals[jen.Id("FinalStateVia")] = jen.Lit(a.FinalStateVia)
+			}
+			if len(a.Query) > 0 {
+				vals[jen.Id("Query")] = fieldList(a.Query)
+			}
+			if a.Request != nil {
+				vals[jen.Id("Request")] = body(a.Request)
+			}
+			if a.Response != nil {
+				vals[jen.Id("Response")] = body(a.Response)
+			}
+			g.Line().Values(vals)
+		}
+		g.Line()
+	})
+}
+
+func body(b *descriptor.Body) jen.Code {
+	vals := jen.Dict{jen.Id("Schema"): jen.Lit(b.Schema), jen.Id("Fields"): fieldList(b.Fields)}
+	if b.Required {
+		vals[jen.Id("Required")] = jen.True()
+	}
+	return jen.Op("&").Qual(pathDescriptors, "Body").Values(vals)
+}
+
+// fieldList declares fields one a line, leaving zero values out.
+func fieldList(fs []descriptor.Field) jen.Code {
+	return jen.Index().Qual(pathDescriptors, "Field").ValuesFunc(func(g *jen.Group) {
+		for _, f := range fs {
+			vals := jen.Dict{}
+			if f.Path != "" {
+				vals[jen.Id("Path")] = jen.Lit(f.Path)
+			}
+			if f.Type != "" {
+				vals[jen.Id("Type")] = jen.Lit(f.Type)
+			}
+			if f.Format != "" {
+				vals[jen.Id("Format")] = jen.Lit(f.Format)
+			}
+			if len(f.Enum) > 0 {
+				vals[jen.Id("Enum")] = strs(f.Enum)
+			}
+			for name, on := range map[string]bool{"Required": f.Required, "EnumOpen": f.EnumOpen, "Secret": f.Secret, "ReadOnly": f.ReadOnly, "Open": f.Open} {
+				if on {
+					vals[jen.Id(name)] = jen.True()
+				}
 			}
 			g.Line().Values(vals)
 		}

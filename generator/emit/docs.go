@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/templates"
 )
 
@@ -17,11 +18,14 @@ type docKind struct {
 	Name, Version, ARMType, APIVersion, Path, Scope, Owner, Singleton string
 	Verbs, LongRunning, Actions                                       string
 	Properties                                                        []docProp
+	// ActionRows is the table of the POST actions.
+	ActionRows []docAction
 	// Overrides is true when an override of specs/armature.yaml applies
 	// to a property: the table then has an override column.
 	Overrides bool
 }
 type docProp struct{ Path, Class, Rule, Override string }
+type docAction struct{ Name, LongRunning, Query, Request, Response string }
 type docGroup struct {
 	Header, Group, Provider string
 	Packages                []*model.Package
@@ -76,6 +80,9 @@ func docFiles(m *model.Model) (map[string][]byte, error) {
 					acts = append(acts, "`"+a.Name+"`")
 				}
 				dk.Actions = strings.Join(acts, ", ")
+				for _, a := range k.Actions {
+					dk.ActionRows = append(dk.ActionRows, actionRow(a))
+				}
 				for _, e := range k.Table.Entries {
 					dp := docProp{Path: e.Path, Class: string(e.Class), Rule: cell(e.Rule)}
 					if sum := e.OverrideSummary(); sum != "" {
@@ -109,6 +116,83 @@ func docFiles(m *model.Model) (map[string][]byte, error) {
 		out[g.Group+".md"] = buf.Bytes()
 	}
 	return out, nil
+}
+
+// actionRow summarises an action for the docs: its body schemas by
+// definition name, the required request fields and the secret response
+// fields (which an Action writes to a Secret).
+func actionRow(a descriptor.Action) docAction {
+	row := docAction{Name: "`" + a.Name + "`", LongRunning: "no", Query: "—", Request: "—", Response: "—"}
+	if a.LongRunning {
+		row.LongRunning = "yes"
+		if a.FinalStateVia != "" {
+			row.LongRunning += " (final state via " + a.FinalStateVia + ")"
+		}
+	}
+	var qs []string
+	for _, q := range a.Query {
+		qs = append(qs, fieldCell(q))
+	}
+	if len(qs) > 0 {
+		row.Query = strings.Join(qs, ", ")
+	}
+	if b := a.Request; b != nil {
+		row.Request = schemaName(b.Schema)
+		var req []string
+		for _, f := range b.Fields[1:] {
+			if f.Required && !strings.ContainsAny(f.Path, ".[") {
+				req = append(req, fieldCell(f))
+			}
+		}
+		if b.Required {
+			row.Request += ", required"
+		}
+		if len(req) > 0 {
+			row.Request += "; required fields: " + strings.Join(req, ", ")
+		}
+	}
+	if b := a.Response; b != nil {
+		row.Response = schemaName(b.Schema)
+		var sec []string
+		for _, p := range b.SecretPaths() {
+			sec = append(sec, "`"+p+"`")
+		}
+		if len(sec) > 0 {
+			row.Response += "; secret: " + strings.Join(sec, ", ")
+		}
+	}
+	row.Query, row.Request, row.Response = cell(row.Query), cell(row.Request), cell(row.Response)
+	return row
+}
+
+// fieldCell is `name` (type, one of a / b, required) for a field.
+func fieldCell(f descriptor.Field) string {
+	s := "`" + f.Path + "`"
+	var about []string
+	if f.Type != "" {
+		about = append(about, f.Type)
+	}
+	switch {
+	case len(f.Enum) > 0 && f.EnumOpen:
+		about = append(about, "known values "+strings.Join(f.Enum, " / "))
+	case len(f.Enum) > 0:
+		about = append(about, "one of "+strings.Join(f.Enum, " / "))
+	}
+	if f.Required {
+		about = append(about, "required")
+	}
+	if len(about) > 0 {
+		s += " (" + strings.Join(about, ", ") + ")"
+	}
+	return s
+}
+
+// schemaName is the definition a body schema names, or its origin.
+func schemaName(origin string) string {
+	if i := strings.Index(origin, "#/definitions/"); i >= 0 && !strings.Contains(origin[i+len("#/definitions/"):], "/") {
+		return "`" + origin[i+len("#/definitions/"):] + "`"
+	}
+	return "`" + origin + "`"
 }
 
 func mermaidID(armType string) string {

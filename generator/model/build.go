@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/armature-dev/armature/generator/actions"
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
@@ -150,6 +151,11 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 		if e.Default != "" {
 			k.Defaults = append(k.Defaults, Default{Path: e.Path, JSON: e.Default, Because: e.Override.Why("default")})
 		}
+	}
+	for _, a := range r.Actions {
+		act, errs := actions.Describe(b.l, a)
+		k.Actions = append(k.Actions, act)
+		b.errs = append(b.errs, errs...)
 	}
 	b.pkg.Kinds = append(b.pkg.Kinds, k)
 	return k, nil

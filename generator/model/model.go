@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Config is the model stage's configuration.
@@ -58,6 +59,9 @@ type Kind struct {
 	// ServerDefaults are values ARM fills in when a request leaves them
 	// out (set by the generator from the examples).
 	ServerDefaults []ServerDefault
+	// Actions are the POST actions of the kind, in the order of
+	// Resource.Actions, with their bodies flattened (generator/actions).
+	Actions []descriptor.Action
 	// Defaults are the values the defaulting webhook sets where the spec
 	// leaves a property out, from the overrides of specs/armature.yaml,
 	// sorted by path.

@@ -102,6 +102,11 @@ type Operation struct {
 	// BodyParam is the name of the body parameter (the key of the body in
 	// x-ms-examples parameters).
 	BodyParam string
+	// BodyRequired is the body parameter's `required`.
+	BodyRequired bool
+	// Query are the query parameters other than api-version, in the
+	// order the swagger lists them.
+	Query []load.Parameter
 	// Response is the schema of the 200 (else 201) response, if any.
 	Response *load.Schema
 	// LongRunning is x-ms-long-running-operation.
@@ -245,6 +250,10 @@ func (b *builder) operations(d *load.Document, origin load.Origin, item *spec.Pa
 			if s, ok := prm.BodySchema(); ok {
 				o.Body = &s
 				o.BodyParam = prm.Name
+				o.BodyRequired = prm.Required
+			}
+			if prm.In == "query" && prm.Name != "api-version" {
+				o.Query = append(o.Query, prm)
 			}
 		}
 		if op.Responses != nil {

@@ -89,7 +89,7 @@ func TestBuildContoso(t *testing.T) {
 	want := map[string]summary{
 		"Microsoft.Contoso/widgets": {Scope: "resourceGroup", Owner: ResourceGroupType, NameParam: "widgetName",
 			Verbs: []string{"DELETE", "GET", "PATCH", "PUT"}, LRO: []string{"DELETE", "PUT"},
-			Actions: []string{"regenerateKey"}, StatusGETs: []string{"status"}, Lists: 1},
+			Actions: []string{"regenerateKey", "restart"}, StatusGETs: []string{"status"}, Lists: 1},
 		"Microsoft.Contoso/widgets/settings": {Scope: "resourceGroup", Owner: "Microsoft.Contoso/widgets", Singleton: "default", NameParam: "settingsName",
 			Verbs: []string{"GET", "PUT"}},
 		"Microsoft.Contoso/widgets/settings/gears": {Scope: "resourceGroup", Owner: "Microsoft.Contoso/widgets/settings", NameParam: "gearName",

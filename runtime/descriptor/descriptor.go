@@ -62,9 +62,23 @@ type LRO struct {
 type Action struct {
 	// Name is the path below the resource, e.g. regenerateKey.
 	Name string
-	// Path is the full path template.
+	// Path is the full path template. Its parameter names may differ from
+	// PathTemplate's ({name} vs {cacheName}): fill it by position, or
+	// append Name to the resource id.
 	Path        string
 	LongRunning bool
+	// FinalStateVia is x-ms-long-running-operation-options.final-state-via
+	// ("" when the swagger does not say).
+	FinalStateVia string
+	// Request is the request body, or nil when the action takes none.
+	Request *Body
+	// Response is the body of the 200 (else 201) response, or nil when
+	// the action returns none.
+	Response *Body
+	// Query are the query parameters other than api-version, in the
+	// swagger's order. Path is their JSON name; Type, Required and Enum
+	// are as for a body field.
+	Query []Field
 }
 
 // Descriptor describes one generated kind.

@@ -13,28 +13,263 @@ var RedisDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "export",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/export",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "container",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "format",
+						Type: "string",
+					},
+					{
+						Path: "preferred-data-archive-auth-method",
+						Type: "string",
+					},
+					{
+						Path:     "prefix",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "storage-subscription-id",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/ExportRDBParameters",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "flush",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{cacheName}/flush",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "flush",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{cacheName}/flush",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Format: "date-time",
+						Path:   "endTime",
+						Type:   "string",
+					},
+					{
+						Path: "error",
+						Type: "object",
+					},
+					{
+						Path:     "error.additionalInfo",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "error.additionalInfo[*]",
+						Type: "object",
+					},
+					{
+						Open:     true,
+						Path:     "error.additionalInfo[*].info",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "error.additionalInfo[*].type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.code",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.details",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Open: true,
+						Path: "error.details[*]",
+						Type: "object",
+					},
+					{
+						Path:     "error.message",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.target",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "id",
+						Type: "string",
+					},
+					{
+						Path: "name",
+						Type: "string",
+					},
+					{
+						Path: "operations",
+						Type: "array",
+					},
+					{
+						Open: true,
+						Path: "operations[*]",
+						Type: "object",
+					},
+					{
+						Path: "percentComplete",
+						Type: "number",
+					},
+					{
+						Format: "date-time",
+						Path:   "startTime",
+						Type:   "string",
+					},
+					{
+						Path:     "status",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/common-types/resource-management/v3/types.json#/definitions/OperationStatusResult",
+			},
 		},
 		{
 			Name: "forceReboot",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/forceReboot",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "ports",
+						Type: "array",
+					},
+					{
+						Path: "ports[*]",
+						Type: "integer",
+					},
+					{
+						Enum:     []string{"AllNodes", "PrimaryNode", "SecondaryNode"},
+						EnumOpen: true,
+						Path:     "rebootType",
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "shardId",
+						Type:   "integer",
+					},
+				},
+				Required: true,
+				Schema:   "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/RedisRebootParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "message",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/RedisForceRebootResponse",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "import",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/import",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "files",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "files[*]",
+						Type: "string",
+					},
+					{
+						Path: "format",
+						Type: "string",
+					},
+					{
+						Path: "preferred-data-archive-auth-method",
+						Type: "string",
+					},
+					{
+						Path: "storage-subscription-id",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/ImportRDBParameters",
+			},
 		},
 		{
 			Name: "listKeys",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/listKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "primaryKey",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     "secondaryKey",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/RedisAccessKeys",
+			},
 		},
 		{
 			Name: "regenerateKey",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/regenerateKey",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Enum:     []string{"Primary", "Secondary"},
+						Path:     "keyType",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/RedisRegenerateKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "primaryKey",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     "secondaryKey",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/redis/resource-manager/Microsoft.Cache/stable/2024-03-01/redis.json#/definitions/RedisAccessKeys",
+			},
 		},
 	},
 	Group:         "cache.azure.armature.dev",

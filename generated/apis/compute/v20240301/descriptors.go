@@ -10,19 +10,642 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 	ARMType:    "Microsoft.Compute/virtualMachines",
 	Actions: []descriptor.Action{
 		{
-			LongRunning: true,
-			Name:        "assessPatches",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/assessPatches",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "assessPatches",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/assessPatches",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "assessmentActivityId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "availablePatches",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "availablePatches[*]",
+						Type: "object",
+					},
+					{
+						Path:     "availablePatches[*].activityId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Available", "Unknown"},
+						EnumOpen: true,
+						Path:     "availablePatches[*].assessmentState",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "availablePatches[*].classifications",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "availablePatches[*].classifications[*]",
+						Type: "string",
+					},
+					{
+						Path:     "availablePatches[*].kbId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "availablePatches[*].lastModifiedDateTime",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "availablePatches[*].name",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "availablePatches[*].patchId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "availablePatches[*].publishedDate",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"AlwaysRequiresReboot", "CanRequestReboot", "NeverReboots", "Unknown"},
+						EnumOpen: true,
+						Path:     "availablePatches[*].rebootBehavior",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "availablePatches[*].version",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "criticalAndSecurityPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "error",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "error.code",
+						Type: "string",
+					},
+					{
+						Path: "error.details",
+						Type: "array",
+					},
+					{
+						Path: "error.details[*]",
+						Type: "object",
+					},
+					{
+						Path: "error.details[*].code",
+						Type: "string",
+					},
+					{
+						Path: "error.details[*].message",
+						Type: "string",
+					},
+					{
+						Path: "error.details[*].target",
+						Type: "string",
+					},
+					{
+						Path: "error.innererror",
+						Type: "object",
+					},
+					{
+						Path: "error.innererror.errordetail",
+						Type: "string",
+					},
+					{
+						Path: "error.innererror.exceptiontype",
+						Type: "string",
+					},
+					{
+						Path: "error.message",
+						Type: "string",
+					},
+					{
+						Path: "error.target",
+						Type: "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "otherPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "rebootPending",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Format:   "date-time",
+						Path:     "startDateTime",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"CompletedWithWarnings", "Failed", "InProgress", "Succeeded", "Unknown"},
+						EnumOpen: true,
+						Path:     "status",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineAssessPatchesResult",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "attachDetachDataDisks",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/attachDetachDataDisks",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "attachDetachDataDisks",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/attachDetachDataDisks",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "dataDisksToAttach",
+						Type: "array",
+					},
+					{
+						Path: "dataDisksToAttach[*]",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "dataDisksToAttach[*].caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "dataDisksToAttach[*].deleteOption",
+						Type:     "string",
+					},
+					{
+						Path: "dataDisksToAttach[*].diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisksToAttach[*].diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path:     "dataDisksToAttach[*].diskId",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "dataDisksToAttach[*].lun",
+						Type:   "integer",
+					},
+					{
+						Path: "dataDisksToAttach[*].writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+					{
+						Path: "dataDisksToDetach",
+						Type: "array",
+					},
+					{
+						Path: "dataDisksToDetach[*]",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"ForceDetach"},
+						EnumOpen: true,
+						Path:     "dataDisksToDetach[*].detachOption",
+						Type:     "string",
+					},
+					{
+						Path:     "dataDisksToDetach[*].diskId",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/computeRPCommon.json#/definitions/AttachDetachDataDisksRequest",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "dataDisks",
+						Type: "array",
+					},
+					{
+						Path: "dataDisks[*]",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "dataDisks[*].caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Attach", "Copy", "Empty", "FromImage", "Restore"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].createOption",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].deleteOption",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"ForceDetach"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].detachOption",
+						Type:     "string",
+					},
+					{
+						Format:   "int64",
+						Path:     "dataDisks[*].diskIOPSReadWrite",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Format:   "int64",
+						Path:     "dataDisks[*].diskMBpsReadWrite",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Format: "int32",
+						Path:   "dataDisks[*].diskSizeGB",
+						Type:   "integer",
+					},
+					{
+						Path: "dataDisks[*].image",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].image.uri",
+						Type: "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "dataDisks[*].lun",
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path: "dataDisks[*].managedDisk",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"DiskWithVMGuestState", "NonPersistedTPM", "VMGuestStateOnly"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].managedDisk.securityProfile.securityEncryptionType",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"PremiumV2_LRS", "Premium_LRS", "Premium_ZRS", "StandardSSD_LRS", "StandardSSD_ZRS", "Standard_LRS", "UltraSSD_LRS"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].managedDisk.storageAccountType",
+						Type:     "string",
+					},
+					{
+						Path: "dataDisks[*].name",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].sourceResource",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].sourceResource.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].toBeDetached",
+						Type: "boolean",
+					},
+					{
+						Path: "dataDisks[*].vhd",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].vhd.uri",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+					{
+						Enum:     []string{"NVMe", "SCSI"},
+						EnumOpen: true,
+						Path:     "diskControllerType",
+						Type:     "string",
+					},
+					{
+						Path: "imageReference",
+						Type: "object",
+					},
+					{
+						Path: "imageReference.communityGalleryImageId",
+						Type: "string",
+					},
+					{
+						Path:     "imageReference.exactVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "imageReference.id",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.offer",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.publisher",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.sharedGalleryImageId",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.sku",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.version",
+						Type: "string",
+					},
+					{
+						Path: "osDisk",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "osDisk.caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Attach", "Copy", "Empty", "FromImage", "Restore"},
+						EnumOpen: true,
+						Path:     "osDisk.createOption",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "osDisk.deleteOption",
+						Type:     "string",
+					},
+					{
+						Path: "osDisk.diffDiskSettings",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Local"},
+						EnumOpen: true,
+						Path:     "osDisk.diffDiskSettings.option",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"CacheDisk", "NvmeDisk", "ResourceDisk"},
+						EnumOpen: true,
+						Path:     "osDisk.diffDiskSettings.placement",
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "osDisk.diskSizeGB",
+						Type:   "integer",
+					},
+					{
+						Path: "osDisk.encryptionSettings",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.diskEncryptionKey",
+						Type: "object",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.diskEncryptionKey.secretUrl",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.diskEncryptionKey.sourceVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.diskEncryptionKey.sourceVault.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.encryptionSettings.enabled",
+						Type: "boolean",
+					},
+					{
+						Path: "osDisk.encryptionSettings.keyEncryptionKey",
+						Type: "object",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.keyEncryptionKey.keyUrl",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.keyEncryptionKey.sourceVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.keyEncryptionKey.sourceVault.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.image",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.image.uri",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"DiskWithVMGuestState", "NonPersistedTPM", "VMGuestStateOnly"},
+						EnumOpen: true,
+						Path:     "osDisk.managedDisk.securityProfile.securityEncryptionType",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"PremiumV2_LRS", "Premium_LRS", "Premium_ZRS", "StandardSSD_LRS", "StandardSSD_ZRS", "Standard_LRS", "UltraSSD_LRS"},
+						EnumOpen: true,
+						Path:     "osDisk.managedDisk.storageAccountType",
+						Type:     "string",
+					},
+					{
+						Path: "osDisk.name",
+						Type: "string",
+					},
+					{
+						Enum: []string{"Linux", "Windows"},
+						Path: "osDisk.osType",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.vhd",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.vhd.uri",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/computeRPCommon.json#/definitions/StorageProfile",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "capture",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/capture",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "capture",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/capture",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "destinationContainerName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "overwriteVhds",
+						Required: true,
+						Type:     "boolean",
+					},
+					{
+						Path:     "vhdPrefix",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineCaptureParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "$schema",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "contentVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "id",
+						Type: "string",
+					},
+					{
+						Open:     true,
+						Path:     "parameters",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "resources",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Open: true,
+						Path: "resources[*]",
+						Type: "object",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineCaptureResult",
+			},
 		},
 		{
 			LongRunning: true,
@@ -33,15 +656,273 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "deallocate",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/deallocate",
+			Query: []descriptor.Field{
+				{
+					Path: "hibernate",
+					Type: "boolean",
+				},
+			},
 		},
 		{
 			Name: "generalize",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/generalize",
 		},
 		{
-			LongRunning: true,
-			Name:        "installPatches",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/installPatches",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "installPatches",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/installPatches",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "linuxParameters",
+						Type: "object",
+					},
+					{
+						Path: "linuxParameters.classificationsToInclude",
+						Type: "array",
+					},
+					{
+						Enum:     []string{"Critical", "Other", "Security"},
+						EnumOpen: true,
+						Path:     "linuxParameters.classificationsToInclude[*]",
+						Type:     "string",
+					},
+					{
+						Path: "linuxParameters.maintenanceRunId",
+						Type: "string",
+					},
+					{
+						Path: "linuxParameters.packageNameMasksToExclude",
+						Type: "array",
+					},
+					{
+						Path: "linuxParameters.packageNameMasksToExclude[*]",
+						Type: "string",
+					},
+					{
+						Path: "linuxParameters.packageNameMasksToInclude",
+						Type: "array",
+					},
+					{
+						Path: "linuxParameters.packageNameMasksToInclude[*]",
+						Type: "string",
+					},
+					{
+						Path: "maximumDuration",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Always", "IfRequired", "Never"},
+						EnumOpen: true,
+						Path:     "rebootSetting",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "windowsParameters",
+						Type: "object",
+					},
+					{
+						Path: "windowsParameters.classificationsToInclude",
+						Type: "array",
+					},
+					{
+						Enum:     []string{"Critical", "Definition", "FeaturePack", "Security", "ServicePack", "Tools", "UpdateRollUp", "Updates"},
+						EnumOpen: true,
+						Path:     "windowsParameters.classificationsToInclude[*]",
+						Type:     "string",
+					},
+					{
+						Path: "windowsParameters.excludeKbsRequiringReboot",
+						Type: "boolean",
+					},
+					{
+						Path: "windowsParameters.kbNumbersToExclude",
+						Type: "array",
+					},
+					{
+						Path: "windowsParameters.kbNumbersToExclude[*]",
+						Type: "string",
+					},
+					{
+						Path: "windowsParameters.kbNumbersToInclude",
+						Type: "array",
+					},
+					{
+						Path: "windowsParameters.kbNumbersToInclude[*]",
+						Type: "string",
+					},
+					{
+						Format: "date-time",
+						Path:   "windowsParameters.maxPatchPublishDate",
+						Type:   "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineInstallPatchesParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "error",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "error.code",
+						Type: "string",
+					},
+					{
+						Path: "error.details",
+						Type: "array",
+					},
+					{
+						Path: "error.details[*]",
+						Type: "object",
+					},
+					{
+						Path: "error.details[*].code",
+						Type: "string",
+					},
+					{
+						Path: "error.details[*].message",
+						Type: "string",
+					},
+					{
+						Path: "error.details[*].target",
+						Type: "string",
+					},
+					{
+						Path: "error.innererror",
+						Type: "object",
+					},
+					{
+						Path: "error.innererror.errordetail",
+						Type: "string",
+					},
+					{
+						Path: "error.innererror.exceptiontype",
+						Type: "string",
+					},
+					{
+						Path: "error.message",
+						Type: "string",
+					},
+					{
+						Path: "error.target",
+						Type: "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "excludedPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Format:   "int32",
+						Path:     "failedPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "installationActivityId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "installedPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "maintenanceWindowExceeded",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Format:   "int32",
+						Path:     "notSelectedPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "patches",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "patches[*]",
+						Type: "object",
+					},
+					{
+						Path:     "patches[*].classifications",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "patches[*].classifications[*]",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Excluded", "Failed", "Installed", "NotSelected", "Pending", "Unknown"},
+						EnumOpen: true,
+						Path:     "patches[*].installationState",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "patches[*].kbId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "patches[*].name",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "patches[*].patchId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "patches[*].version",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "pendingPatchCount",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Enum:     []string{"Completed", "Failed", "NotNeeded", "Required", "Started", "Unknown"},
+						EnumOpen: true,
+						Path:     "rebootStatus",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "startDateTime",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"CompletedWithWarnings", "Failed", "InProgress", "Succeeded", "Unknown"},
+						EnumOpen: true,
+						Path:     "status",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineInstallPatchesResult",
+			},
 		},
 		{
 			LongRunning: true,
@@ -52,6 +933,12 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "powerOff",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/powerOff",
+			Query: []descriptor.Field{
+				{
+					Path: "skipShutdown",
+					Type: "boolean",
+				},
+			},
 		},
 		{
 			LongRunning: true,
@@ -67,6 +954,33 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "reimage",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/reimage",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "exactVersion",
+						Type: "string",
+					},
+					{
+						Path: "osProfile",
+						Type: "object",
+					},
+					{
+						Path:   "osProfile.adminPassword",
+						Secret: true,
+						Type:   "string",
+					},
+					{
+						Path: "osProfile.customData",
+						Type: "string",
+					},
+					{
+						Path: "tempDisk",
+						Type: "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/VirtualMachineReimageParameters",
+			},
 		},
 		{
 			LongRunning: true,
@@ -76,6 +990,31 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 		{
 			Name: "retrieveBootDiagnosticsData",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/retrieveBootDiagnosticsData",
+			Query: []descriptor.Field{
+				{
+					Format: "int32",
+					Path:   "sasUriExpirationTimeInMinutes",
+					Type:   "integer",
+				},
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "consoleScreenshotBlobUri",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     "serialConsoleLogBlobUri",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/RetrieveBootDiagnosticsDataResult",
+			},
 		},
 		{
 			Name: "simulateEviction",
@@ -2830,20 +3769,87 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "approveRollingUpgrade",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/approveRollingUpgrade",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			Name: "convertToSinglePlacementGroup",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/convertToSinglePlacementGroup",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "activePlacementGroupId",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VMScaleSetConvertToSinglePlacementGroupInput",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "deallocate",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/deallocate",
+			Query: []descriptor.Field{
+				{
+					Path: "hibernate",
+					Type: "boolean",
+				},
+			},
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "delete",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/delete",
+			Query: []descriptor.Field{
+				{
+					Path: "forceDeletion",
+					Type: "boolean",
+				},
+			},
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "instanceIds",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceRequiredIDs",
+			},
 		},
 		{
 			LongRunning: true,
@@ -2853,11 +3859,58 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Name: "forceRecoveryServiceFabricPlatformUpdateDomainWalk",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/forceRecoveryServiceFabricPlatformUpdateDomainWalk",
+			Query: []descriptor.Field{
+				{
+					Path:     "platformUpdateDomain",
+					Required: true,
+					Type:     "integer",
+				},
+				{
+					Path: "zone",
+					Type: "string",
+				},
+				{
+					Path: "placementGroupId",
+					Type: "string",
+				},
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "nextPlatformUpdateDomain",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     "walkPerformed",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/RecoveryWalkResponse",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "manualupgrade",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/manualupgrade",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "instanceIds",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceRequiredIDs",
+			},
 		},
 		{
 			LongRunning: true,
@@ -2868,36 +3921,152 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "performMaintenance",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/performMaintenance",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "poweroff",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/poweroff",
+			Query: []descriptor.Field{
+				{
+					Path: "skipShutdown",
+					Type: "boolean",
+				},
+			},
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "reapply",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/reapply",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "reapply",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/reapply",
 		},
 		{
 			LongRunning: true,
 			Name:        "redeploy",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/redeploy",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "reimage",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/reimage",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "exactVersion",
+						Type: "string",
+					},
+					{
+						Path: "forceUpdateOSDiskForEphemeral",
+						Type: "boolean",
+					},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+					{
+						Path: "osProfile",
+						Type: "object",
+					},
+					{
+						Path:   "osProfile.adminPassword",
+						Secret: true,
+						Type:   "string",
+					},
+					{
+						Path: "osProfile.customData",
+						Type: "string",
+					},
+					{
+						Path: "tempDisk",
+						Type: "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetReimageParameters",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "reimageall",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/reimageall",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "restart",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/restart",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 		{
 			LongRunning: true,
@@ -2908,11 +4077,46 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "setOrchestrationServiceState",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/setOrchestrationServiceState",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Enum:     []string{"Resume", "Suspend"},
+						EnumOpen: true,
+						Path:     "action",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"AutomaticRepairs"},
+						EnumOpen: true,
+						Path:     "serviceName",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/OrchestrationServiceStateInput",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "start",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/start",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "instanceIds",
+						Type: "array",
+					},
+					{
+						Path: "instanceIds[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMInstanceIDs",
+			},
 		},
 	},
 	Group:         "compute.azure.armature.dev",
@@ -4979,9 +6183,413 @@ var VirtualMachineScaleSetsVirtualMachineDescriptor = descriptor.Descriptor{
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualMachines/{instanceId}/approveRollingUpgrade",
 		},
 		{
-			LongRunning: true,
-			Name:        "attachDetachDataDisks",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualmachines/{instanceId}/attachDetachDataDisks",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "attachDetachDataDisks",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualmachines/{instanceId}/attachDetachDataDisks",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "dataDisksToAttach",
+						Type: "array",
+					},
+					{
+						Path: "dataDisksToAttach[*]",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "dataDisksToAttach[*].caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "dataDisksToAttach[*].deleteOption",
+						Type:     "string",
+					},
+					{
+						Path: "dataDisksToAttach[*].diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisksToAttach[*].diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path:     "dataDisksToAttach[*].diskId",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "dataDisksToAttach[*].lun",
+						Type:   "integer",
+					},
+					{
+						Path: "dataDisksToAttach[*].writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+					{
+						Path: "dataDisksToDetach",
+						Type: "array",
+					},
+					{
+						Path: "dataDisksToDetach[*]",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"ForceDetach"},
+						EnumOpen: true,
+						Path:     "dataDisksToDetach[*].detachOption",
+						Type:     "string",
+					},
+					{
+						Path:     "dataDisksToDetach[*].diskId",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/computeRPCommon.json#/definitions/AttachDetachDataDisksRequest",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "dataDisks",
+						Type: "array",
+					},
+					{
+						Path: "dataDisks[*]",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "dataDisks[*].caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Attach", "Copy", "Empty", "FromImage", "Restore"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].createOption",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].deleteOption",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"ForceDetach"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].detachOption",
+						Type:     "string",
+					},
+					{
+						Format:   "int64",
+						Path:     "dataDisks[*].diskIOPSReadWrite",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Format:   "int64",
+						Path:     "dataDisks[*].diskMBpsReadWrite",
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Format: "int32",
+						Path:   "dataDisks[*].diskSizeGB",
+						Type:   "integer",
+					},
+					{
+						Path: "dataDisks[*].image",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].image.uri",
+						Type: "string",
+					},
+					{
+						Format:   "int32",
+						Path:     "dataDisks[*].lun",
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path: "dataDisks[*].managedDisk",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].managedDisk.securityProfile.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"DiskWithVMGuestState", "NonPersistedTPM", "VMGuestStateOnly"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].managedDisk.securityProfile.securityEncryptionType",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"PremiumV2_LRS", "Premium_LRS", "Premium_ZRS", "StandardSSD_LRS", "StandardSSD_ZRS", "Standard_LRS", "UltraSSD_LRS"},
+						EnumOpen: true,
+						Path:     "dataDisks[*].managedDisk.storageAccountType",
+						Type:     "string",
+					},
+					{
+						Path: "dataDisks[*].name",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].sourceResource",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].sourceResource.id",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].toBeDetached",
+						Type: "boolean",
+					},
+					{
+						Path: "dataDisks[*].vhd",
+						Type: "object",
+					},
+					{
+						Path: "dataDisks[*].vhd.uri",
+						Type: "string",
+					},
+					{
+						Path: "dataDisks[*].writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+					{
+						Enum:     []string{"NVMe", "SCSI"},
+						EnumOpen: true,
+						Path:     "diskControllerType",
+						Type:     "string",
+					},
+					{
+						Path: "imageReference",
+						Type: "object",
+					},
+					{
+						Path: "imageReference.communityGalleryImageId",
+						Type: "string",
+					},
+					{
+						Path:     "imageReference.exactVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "imageReference.id",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.offer",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.publisher",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.sharedGalleryImageId",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.sku",
+						Type: "string",
+					},
+					{
+						Path: "imageReference.version",
+						Type: "string",
+					},
+					{
+						Path: "osDisk",
+						Type: "object",
+					},
+					{
+						Enum: []string{"None", "ReadOnly", "ReadWrite"},
+						Path: "osDisk.caching",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Attach", "Copy", "Empty", "FromImage", "Restore"},
+						EnumOpen: true,
+						Path:     "osDisk.createOption",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Delete", "Detach"},
+						EnumOpen: true,
+						Path:     "osDisk.deleteOption",
+						Type:     "string",
+					},
+					{
+						Path: "osDisk.diffDiskSettings",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Local"},
+						EnumOpen: true,
+						Path:     "osDisk.diffDiskSettings.option",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"CacheDisk", "NvmeDisk", "ResourceDisk"},
+						EnumOpen: true,
+						Path:     "osDisk.diffDiskSettings.placement",
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "osDisk.diskSizeGB",
+						Type:   "integer",
+					},
+					{
+						Path: "osDisk.encryptionSettings",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.diskEncryptionKey",
+						Type: "object",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.diskEncryptionKey.secretUrl",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.diskEncryptionKey.sourceVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.diskEncryptionKey.sourceVault.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.encryptionSettings.enabled",
+						Type: "boolean",
+					},
+					{
+						Path: "osDisk.encryptionSettings.keyEncryptionKey",
+						Type: "object",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.keyEncryptionKey.keyUrl",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "osDisk.encryptionSettings.keyEncryptionKey.sourceVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "osDisk.encryptionSettings.keyEncryptionKey.sourceVault.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.image",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.image.uri",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk.id",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile.diskEncryptionSet",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.managedDisk.securityProfile.diskEncryptionSet.id",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"DiskWithVMGuestState", "NonPersistedTPM", "VMGuestStateOnly"},
+						EnumOpen: true,
+						Path:     "osDisk.managedDisk.securityProfile.securityEncryptionType",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"PremiumV2_LRS", "Premium_LRS", "Premium_ZRS", "StandardSSD_LRS", "StandardSSD_ZRS", "Standard_LRS", "UltraSSD_LRS"},
+						EnumOpen: true,
+						Path:     "osDisk.managedDisk.storageAccountType",
+						Type:     "string",
+					},
+					{
+						Path: "osDisk.name",
+						Type: "string",
+					},
+					{
+						Enum: []string{"Linux", "Windows"},
+						Path: "osDisk.osType",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.vhd",
+						Type: "object",
+					},
+					{
+						Path: "osDisk.vhd.uri",
+						Type: "string",
+					},
+					{
+						Path: "osDisk.writeAcceleratorEnabled",
+						Type: "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/computeRPCommon.json#/definitions/StorageProfile",
+			},
 		},
 		{
 			LongRunning: true,
@@ -4997,6 +6605,12 @@ var VirtualMachineScaleSetsVirtualMachineDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "poweroff",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualmachines/{instanceId}/poweroff",
+			Query: []descriptor.Field{
+				{
+					Path: "skipShutdown",
+					Type: "boolean",
+				},
+			},
 		},
 		{
 			LongRunning: true,
@@ -5007,6 +6621,37 @@ var VirtualMachineScaleSetsVirtualMachineDescriptor = descriptor.Descriptor{
 			LongRunning: true,
 			Name:        "reimage",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualMachines/{instanceId}/reimage",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "exactVersion",
+						Type: "string",
+					},
+					{
+						Path: "forceUpdateOSDiskForEphemeral",
+						Type: "boolean",
+					},
+					{
+						Path: "osProfile",
+						Type: "object",
+					},
+					{
+						Path:   "osProfile.adminPassword",
+						Secret: true,
+						Type:   "string",
+					},
+					{
+						Path: "osProfile.customData",
+						Type: "string",
+					},
+					{
+						Path: "tempDisk",
+						Type: "boolean",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachineScaleSet.json#/definitions/VirtualMachineScaleSetVMReimageParameters",
+			},
 		},
 		{
 			LongRunning: true,
@@ -5021,6 +6666,31 @@ var VirtualMachineScaleSetsVirtualMachineDescriptor = descriptor.Descriptor{
 		{
 			Name: "retrieveBootDiagnosticsData",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachineScaleSets/{vmScaleSetName}/virtualmachines/{instanceId}/retrieveBootDiagnosticsData",
+			Query: []descriptor.Field{
+				{
+					Format: "int32",
+					Path:   "sasUriExpirationTimeInMinutes",
+					Type:   "integer",
+				},
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "consoleScreenshotBlobUri",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     "serialConsoleLogBlobUri",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/virtualMachine.json#/definitions/RetrieveBootDiagnosticsDataResult",
+			},
 		},
 		{
 			Name: "simulateEviction",

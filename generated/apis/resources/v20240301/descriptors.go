@@ -16,16 +16,981 @@ var DeploymentDescriptor = descriptor.Descriptor{
 		{
 			Name: "exportTemplate",
 			Path: "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Resources/deployments/{deploymentName}/exportTemplate",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Open: true,
+						Path: "template",
+						Type: "object",
+					},
+				},
+				Schema: "specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/DeploymentExportResult",
+			},
 		},
 		{
 			LongRunning: true,
 			Name:        "validate",
 			Path:        "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Resources/deployments/{deploymentName}/validate",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "location",
+						Type: "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.debugSetting",
+						Type: "object",
+					},
+					{
+						Path: "properties.debugSetting.detailLevel",
+						Type: "string",
+					},
+					{
+						Path: "properties.expressionEvaluationOptions",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Inner", "NotSpecified", "Outer"},
+						EnumOpen: true,
+						Path:     "properties.expressionEvaluationOptions.scope",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Complete", "Incremental"},
+						Path:     "properties.mode",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.onErrorDeployment",
+						Type: "object",
+					},
+					{
+						Path: "properties.onErrorDeployment.deploymentName",
+						Type: "string",
+					},
+					{
+						Enum: []string{"LastSuccessful", "SpecificDeployment"},
+						Path: "properties.onErrorDeployment.type",
+						Type: "string",
+					},
+					{
+						Path: "properties.parameters",
+						Type: "object",
+					},
+					{
+						Path: "properties.parameters.*",
+						Type: "object",
+					},
+					{
+						Path: "properties.parameters.*.reference",
+						Type: "object",
+					},
+					{
+						Path:     "properties.parameters.*.reference.keyVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.parameters.*.reference.keyVault.id",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.parameters.*.reference.secretName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.parameters.*.reference.secretVersion",
+						Type: "string",
+					},
+					{Path: "properties.parameters.*.value"},
+					{
+						Path: "properties.parametersLink",
+						Type: "object",
+					},
+					{
+						Path: "properties.parametersLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path:     "properties.parametersLink.uri",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Open: true,
+						Path: "properties.template",
+						Type: "object",
+					},
+					{
+						Path: "properties.templateLink",
+						Type: "object",
+					},
+					{
+						Path: "properties.templateLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.id",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.queryString",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.relativePath",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.uri",
+						Type: "string",
+					},
+					{
+						Path: "tags",
+						Type: "object",
+					},
+					{
+						Path: "tags.*",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/Deployment",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "error",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "error.additionalInfo",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "error.additionalInfo[*]",
+						Type: "object",
+					},
+					{
+						Open:     true,
+						Path:     "error.additionalInfo[*].info",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "error.additionalInfo[*].type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.code",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.details",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Open: true,
+						Path: "error.details[*]",
+						Type: "object",
+					},
+					{
+						Path:     "error.message",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.target",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties",
+						Type: "object",
+					},
+					{
+						Path:     "properties.correlationId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.debugSetting",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.debugSetting.detailLevel",
+						Type: "string",
+					},
+					{
+						Path:     "properties.dependencies",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.dependencies[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.dependencies[*].dependsOn",
+						Type: "array",
+					},
+					{
+						Path: "properties.dependencies[*].dependsOn[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.dependencies[*].dependsOn[*].id",
+						Type: "string",
+					},
+					{
+						Path: "properties.dependencies[*].dependsOn[*].resourceName",
+						Type: "string",
+					},
+					{
+						Path: "properties.dependencies[*].dependsOn[*].resourceType",
+						Type: "string",
+					},
+					{
+						Path: "properties.dependencies[*].id",
+						Type: "string",
+					},
+					{
+						Path: "properties.dependencies[*].resourceName",
+						Type: "string",
+					},
+					{
+						Path: "properties.dependencies[*].resourceType",
+						Type: "string",
+					},
+					{
+						Path:     "properties.duration",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.error",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.error.additionalInfo",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.error.additionalInfo[*]",
+						Type: "object",
+					},
+					{
+						Open:     true,
+						Path:     "properties.error.additionalInfo[*].info",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.error.additionalInfo[*].type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.error.code",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.error.details",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Open: true,
+						Path: "properties.error.details[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.error.message",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.error.target",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Complete", "Incremental"},
+						Path:     "properties.mode",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.onErrorDeployment",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.onErrorDeployment.deploymentName",
+						Type: "string",
+					},
+					{
+						Path:     "properties.onErrorDeployment.provisioningState",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum: []string{"LastSuccessful", "SpecificDeployment"},
+						Path: "properties.onErrorDeployment.type",
+						Type: "string",
+					},
+					{
+						Path:     "properties.outputResources",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.outputResources[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.outputResources[*].id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Open:     true,
+						Path:     "properties.outputs",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Open:     true,
+						Path:     "properties.parameters",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.parametersLink",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.parametersLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path:     "properties.parametersLink.uri",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.providers",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.providers[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.providers[*].id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.providers[*].namespace",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Consented", "NotRequired", "NotSpecified", "Required"},
+						EnumOpen: true,
+						Path:     "properties.providers[*].providerAuthorizationConsentState",
+						Type:     "string",
+					},
+					{
+						Path:     "properties.providers[*].registrationPolicy",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.providers[*].registrationState",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].defaultMetadata",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Enum:     []string{"Modifiable", "None"},
+						EnumOpen: true,
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].defaultMetadata.attributes",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Any", "Array", "Boolean", "Integer", "NotSpecified", "Number", "Object", "String"},
+						EnumOpen: true,
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].defaultMetadata.type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].defaultPath",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].defaultPattern",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].defaultPattern.phrase",
+						Type: "string",
+					},
+					{
+						Enum: []string{"Extract", "NotSpecified"},
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].defaultPattern.type",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].defaultPattern.variable",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].name",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].apiVersions",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].apiVersions[*]",
+						Type: "string",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].paths[*].metadata",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Enum:     []string{"Modifiable", "None"},
+						EnumOpen: true,
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].paths[*].metadata.attributes",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Any", "Array", "Boolean", "Integer", "NotSpecified", "Number", "Object", "String"},
+						EnumOpen: true,
+						Path:     "properties.providers[*].resourceTypes[*].aliases[*].paths[*].metadata.type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].path",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].pattern",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].pattern.phrase",
+						Type: "string",
+					},
+					{
+						Enum: []string{"Extract", "NotSpecified"},
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].pattern.type",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].paths[*].pattern.variable",
+						Type: "string",
+					},
+					{
+						Enum: []string{"Mask", "NotSpecified", "PlainText"},
+						Path: "properties.providers[*].resourceTypes[*].aliases[*].type",
+						Type: "string",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].apiProfiles",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].apiProfiles[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].apiProfiles[*].apiVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].apiProfiles[*].profileVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].apiVersions",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].apiVersions[*]",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].capabilities",
+						Type: "string",
+					},
+					{
+						Path:     "properties.providers[*].resourceTypes[*].defaultApiVersion",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings[*].extendedLocations",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings[*].extendedLocations[*]",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings[*].location",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locationMappings[*].type",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locations",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].locations[*]",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].properties",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].properties.*",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].resourceType",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].zoneMappings",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].zoneMappings[*]",
+						Type: "object",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].zoneMappings[*].location",
+						Type: "string",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].zoneMappings[*].zones",
+						Type: "array",
+					},
+					{
+						Path: "properties.providers[*].resourceTypes[*].zoneMappings[*].zones[*]",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"Accepted", "Canceled", "Created", "Creating", "Deleted", "Deleting", "Failed", "NotSpecified", "Ready", "Running", "Succeeded", "Updating"},
+						EnumOpen: true,
+						Path:     "properties.provisioningState",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.templateHash",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.templateLink",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.templateLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.id",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.queryString",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.relativePath",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.uri",
+						Type: "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "properties.timestamp",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.validatedResources",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "properties.validatedResources[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.validatedResources[*].id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/DeploymentValidateResult",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "whatIf",
-			Path:        "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Resources/deployments/{deploymentName}/whatIf",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "whatIf",
+			Path:          "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Resources/deployments/{deploymentName}/whatIf",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "location",
+						Type: "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.debugSetting",
+						Type: "object",
+					},
+					{
+						Path: "properties.debugSetting.detailLevel",
+						Type: "string",
+					},
+					{
+						Path: "properties.expressionEvaluationOptions",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Inner", "NotSpecified", "Outer"},
+						EnumOpen: true,
+						Path:     "properties.expressionEvaluationOptions.scope",
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Complete", "Incremental"},
+						Path:     "properties.mode",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.onErrorDeployment",
+						Type: "object",
+					},
+					{
+						Path: "properties.onErrorDeployment.deploymentName",
+						Type: "string",
+					},
+					{
+						Enum: []string{"LastSuccessful", "SpecificDeployment"},
+						Path: "properties.onErrorDeployment.type",
+						Type: "string",
+					},
+					{
+						Path: "properties.parameters",
+						Type: "object",
+					},
+					{
+						Path: "properties.parameters.*",
+						Type: "object",
+					},
+					{
+						Path: "properties.parameters.*.reference",
+						Type: "object",
+					},
+					{
+						Path:     "properties.parameters.*.reference.keyVault",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.parameters.*.reference.keyVault.id",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.parameters.*.reference.secretName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.parameters.*.reference.secretVersion",
+						Type: "string",
+					},
+					{Path: "properties.parameters.*.value"},
+					{
+						Path: "properties.parametersLink",
+						Type: "object",
+					},
+					{
+						Path: "properties.parametersLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path:     "properties.parametersLink.uri",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Open: true,
+						Path: "properties.template",
+						Type: "object",
+					},
+					{
+						Path: "properties.templateLink",
+						Type: "object",
+					},
+					{
+						Path: "properties.templateLink.contentVersion",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.id",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.queryString",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.relativePath",
+						Type: "string",
+					},
+					{
+						Path: "properties.templateLink.uri",
+						Type: "string",
+					},
+					{
+						Path: "properties.whatIfSettings",
+						Type: "object",
+					},
+					{
+						Enum: []string{"FullResourcePayloads", "ResourceIdOnly"},
+						Path: "properties.whatIfSettings.resultFormat",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/DeploymentWhatIf",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "error",
+						Type: "object",
+					},
+					{
+						Path:     "error.additionalInfo",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "error.additionalInfo[*]",
+						Type: "object",
+					},
+					{
+						Open:     true,
+						Path:     "error.additionalInfo[*].info",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "error.additionalInfo[*].type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.code",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.details",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Open: true,
+						Path: "error.details[*]",
+						Type: "object",
+					},
+					{
+						Path:     "error.message",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "error.target",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties",
+						Type: "object",
+					},
+					{
+						Path: "properties.changes",
+						Type: "array",
+					},
+					{
+						Path: "properties.changes[*]",
+						Type: "object",
+					},
+					{
+						Open: true,
+						Path: "properties.changes[*].after",
+						Type: "object",
+					},
+					{
+						Open: true,
+						Path: "properties.changes[*].before",
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Create", "Delete", "Deploy", "Ignore", "Modify", "NoChange", "Unsupported"},
+						Path:     "properties.changes[*].changeType",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.changes[*].delta",
+						Type: "array",
+					},
+					{
+						Path: "properties.changes[*].delta[*]",
+						Type: "object",
+					},
+					{
+						Open: true,
+						Path: "properties.changes[*].delta[*].after",
+						Type: "object",
+					},
+					{
+						Open: true,
+						Path: "properties.changes[*].delta[*].before",
+						Type: "object",
+					},
+					{
+						Path: "properties.changes[*].delta[*].children",
+						Type: "array",
+					},
+					{
+						Open: true,
+						Path: "properties.changes[*].delta[*].children[*]",
+						Type: "object",
+					},
+					{
+						Path:     "properties.changes[*].delta[*].path",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Array", "Create", "Delete", "Modify", "NoEffect"},
+						Path:     "properties.changes[*].delta[*].propertyChangeType",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.changes[*].resourceId",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "properties.changes[*].unsupportedReason",
+						Type: "string",
+					},
+					{
+						Path: "status",
+						Type: "string",
+					},
+				},
+				Schema: "specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/WhatIfOperationResult",
+			},
 		},
 	},
 	Group:         "resources.azure.armature.dev",

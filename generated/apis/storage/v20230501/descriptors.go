@@ -12,47 +12,458 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Name: "ListAccountSas",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/ListAccountSas",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "keyToSign",
+						Type: "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "signedExpiry",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "signedIp",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"a", "c", "d", "l", "p", "r", "u", "w"},
+						EnumOpen: true,
+						Path:     "signedPermission",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum: []string{"https", "https,http"},
+						Path: "signedProtocol",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"c", "o", "s"},
+						EnumOpen: true,
+						Path:     "signedResourceTypes",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"b", "f", "q", "t"},
+						EnumOpen: true,
+						Path:     "signedServices",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "date-time",
+						Path:   "signedStart",
+						Type:   "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/AccountSasParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "accountSasToken",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/ListAccountSasResponse",
+			},
 		},
 		{
 			Name: "ListServiceSas",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/ListServiceSas",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "canonicalizedResource",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "endPk",
+						Type: "string",
+					},
+					{
+						Path: "endRk",
+						Type: "string",
+					},
+					{
+						Path: "keyToSign",
+						Type: "string",
+					},
+					{
+						Path: "rscc",
+						Type: "string",
+					},
+					{
+						Path: "rscd",
+						Type: "string",
+					},
+					{
+						Path: "rsce",
+						Type: "string",
+					},
+					{
+						Path: "rscl",
+						Type: "string",
+					},
+					{
+						Path: "rsct",
+						Type: "string",
+					},
+					{
+						Format: "date-time",
+						Path:   "signedExpiry",
+						Type:   "string",
+					},
+					{
+						Path: "signedIdentifier",
+						Type: "string",
+					},
+					{
+						Path: "signedIp",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"a", "c", "d", "l", "p", "r", "u", "w"},
+						EnumOpen: true,
+						Path:     "signedPermission",
+						Type:     "string",
+					},
+					{
+						Enum: []string{"https", "https,http"},
+						Path: "signedProtocol",
+						Type: "string",
+					},
+					{
+						Enum:     []string{"b", "c", "f", "s"},
+						EnumOpen: true,
+						Path:     "signedResource",
+						Type:     "string",
+					},
+					{
+						Format: "date-time",
+						Path:   "signedStart",
+						Type:   "string",
+					},
+					{
+						Path: "startPk",
+						Type: "string",
+					},
+					{
+						Path: "startRk",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/ServiceSasParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "serviceSasToken",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/ListServiceSasResponse",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "aborthnsonmigration",
-			Path:        "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/aborthnsonmigration",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "aborthnsonmigration",
+			Path:          "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/aborthnsonmigration",
 		},
 		{
-			LongRunning: true,
-			Name:        "failover",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/failover",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "failover",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/failover",
+			Query: []descriptor.Field{
+				{
+					Enum: []string{"Planned"},
+					Path: "failoverType",
+					Type: "string",
+				},
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "hnsonmigration",
-			Path:        "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/hnsonmigration",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "hnsonmigration",
+			Path:          "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/hnsonmigration",
+			Query: []descriptor.Field{
+				{
+					Path:     "requestType",
+					Required: true,
+					Type:     "string",
+				},
+			},
 		},
 		{
 			Name: "listKeys",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/listKeys",
+			Query: []descriptor.Field{
+				{
+					Enum: []string{"kerb"},
+					Path: "$expand",
+					Type: "string",
+				},
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "keys",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "keys[*]",
+						Type: "object",
+					},
+					{
+						Format:   "date-time",
+						Path:     "keys[*].creationTime",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].keyName",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Full", "Read"},
+						Path:     "keys[*].permissions",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].value",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/StorageAccountListKeysResult",
+			},
 		},
 		{
 			Name: "regenerateKey",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/regenerateKey",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "keyName",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/StorageAccountRegenerateKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "keys",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "keys[*]",
+						Type: "object",
+					},
+					{
+						Format:   "date-time",
+						Path:     "keys[*].creationTime",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].keyName",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Full", "Read"},
+						Path:     "keys[*].permissions",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].value",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/StorageAccountListKeysResult",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "restoreBlobRanges",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/restoreBlobRanges",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "restoreBlobRanges",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/restoreBlobRanges",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "blobRanges",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "blobRanges[*]",
+						Type: "object",
+					},
+					{
+						Path:     "blobRanges[*].endRange",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "blobRanges[*].startRange",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "timeToRestore",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/BlobRestoreParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "failureReason",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "parameters",
+						ReadOnly: true,
+						Type:     "object",
+					},
+					{
+						Path:     "parameters.blobRanges",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "parameters.blobRanges[*]",
+						Type: "object",
+					},
+					{
+						Path:     "parameters.blobRanges[*].endRange",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "parameters.blobRanges[*].startRange",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format:   "date-time",
+						Path:     "parameters.timeToRestore",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "restoreId",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Complete", "Failed", "InProgress"},
+						EnumOpen: true,
+						Path:     "status",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/BlobRestoreStatus",
+			},
 		},
 		{
 			Name: "revokeUserDelegationKeys",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/revokeUserDelegationKeys",
 		},
 		{
-			LongRunning: true,
-			Name:        "startAccountMigration",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/startAccountMigration",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "startAccountMigration",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/startAccountMigration",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: "name",
+						Type: "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path:     "properties.migrationFailedDetailedReason",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties.migrationFailedReason",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Complete", "Failed", "InProgress", "Invalid", "SubmittedForConversion"},
+						EnumOpen: true,
+						Path:     "properties.migrationStatus",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Premium_LRS", "Premium_ZRS", "Standard_GRS", "Standard_GZRS", "Standard_LRS", "Standard_RAGRS", "Standard_RAGZRS", "Standard_ZRS"},
+						EnumOpen: true,
+						Path:     "properties.targetSkuName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "type",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/StorageAccountMigration",
+			},
 		},
 	},
 	Group:         "storage.azure.armature.dev",
@@ -1525,19 +1936,161 @@ var StorageAccountsBlobServicesContainerDescriptor = descriptor.Descriptor{
 		{
 			Name: "clearLegalHold",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/clearLegalHold",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path:     "hasLegalHold",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Path:     "tags",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "tags[*]",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LegalHold",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path:     "hasLegalHold",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Path:     "tags",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "tags[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LegalHold",
+			},
 		},
 		{
 			Name: "lease",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/lease",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Enum:     []string{"Acquire", "Break", "Change", "Release", "Renew"},
+						EnumOpen: true,
+						Path:     "action",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "breakPeriod",
+						Type: "integer",
+					},
+					{
+						Path: "leaseDuration",
+						Type: "integer",
+					},
+					{
+						Path: "leaseId",
+						Type: "string",
+					},
+					{
+						Path: "proposedLeaseId",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LeaseContainerRequest",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "leaseId",
+						Type: "string",
+					},
+					{
+						Path: "leaseTimeSeconds",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LeaseContainerResponse",
+			},
 		},
 		{
-			LongRunning: true,
-			Name:        "migrate",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/migrate",
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "migrate",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/migrate",
 		},
 		{
 			Name: "setLegalHold",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/setLegalHold",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path:     "hasLegalHold",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Path:     "tags",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "tags[*]",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LegalHold",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path:     "hasLegalHold",
+						ReadOnly: true,
+						Type:     "boolean",
+					},
+					{
+						Path:     "tags",
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: "tags[*]",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/LegalHold",
+			},
 		},
 	},
 	Group:         "storage.azure.armature.dev",
@@ -1874,10 +2427,160 @@ var StorageAccountsBlobServicesContainersImmutabilityPolicyDescriptor = descript
 		{
 			Name: "extend",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/immutabilityPolicies/default/extend",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "etag",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "name",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.allowProtectedAppendWrites",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.immutabilityPeriodSinceCreationInDays",
+						Type: "integer",
+					},
+					{
+						Enum:     []string{"Locked", "Unlocked"},
+						EnumOpen: true,
+						Path:     "properties.state",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/ImmutabilityPolicy",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "etag",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "name",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.allowProtectedAppendWrites",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.immutabilityPeriodSinceCreationInDays",
+						Type: "integer",
+					},
+					{
+						Enum:     []string{"Locked", "Unlocked"},
+						EnumOpen: true,
+						Path:     "properties.state",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/ImmutabilityPolicy",
+			},
 		},
 		{
 			Name: "lock",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/blobServices/default/containers/{containerName}/immutabilityPolicies/default/lock",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "etag",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "id",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "name",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "properties",
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Path: "properties.allowProtectedAppendWrites",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.allowProtectedAppendWritesAll",
+						Type: "boolean",
+					},
+					{
+						Path: "properties.immutabilityPeriodSinceCreationInDays",
+						Type: "integer",
+					},
+					{
+						Enum:     []string{"Locked", "Unlocked"},
+						EnumOpen: true,
+						Path:     "properties.state",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "type",
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json#/definitions/ImmutabilityPolicy",
+			},
 		},
 	},
 	Group:         "storage.azure.armature.dev",
@@ -2238,10 +2941,72 @@ var StorageAccountsFileServicesShareDescriptor = descriptor.Descriptor{
 		{
 			Name: "lease",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/fileServices/default/shares/{shareName}/lease",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Enum:     []string{"Acquire", "Break", "Change", "Release", "Renew"},
+						EnumOpen: true,
+						Path:     "action",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   "breakPeriod",
+						Type:   "integer",
+					},
+					{
+						Format: "int32",
+						Path:   "leaseDuration",
+						Type:   "integer",
+					},
+					{
+						Path: "leaseId",
+						Type: "string",
+					},
+					{
+						Path: "proposedLeaseId",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/file.json#/definitions/LeaseShareRequest",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: "leaseId",
+						Type: "string",
+					},
+					{
+						Path: "leaseTimeSeconds",
+						Type: "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/file.json#/definitions/LeaseShareResponse",
+			},
 		},
 		{
 			Name: "restore",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/fileServices/default/shares/{shareName}/restore",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "deletedShareName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     "deletedShareVersion",
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/file.json#/definitions/DeletedShare",
+			},
 		},
 	},
 	Group:         "storage.azure.armature.dev",
@@ -2657,10 +3422,51 @@ var StorageAccountsLocalUserDescriptor = descriptor.Descriptor{
 		{
 			Name: "listKeys",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/localUsers/{username}/listKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "sharedKey",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path: "sshAuthorizedKeys",
+						Type: "array",
+					},
+					{
+						Path: "sshAuthorizedKeys[*]",
+						Type: "object",
+					},
+					{
+						Path: "sshAuthorizedKeys[*].description",
+						Type: "string",
+					},
+					{
+						Path:   "sshAuthorizedKeys[*].key",
+						Secret: true,
+						Type:   "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/LocalUserKeys",
+			},
 		},
 		{
 			Name: "regeneratePassword",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/localUsers/{username}/regeneratePassword",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     "sshPassword",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/LocalUserRegeneratePasswordResult",
+			},
 		},
 	},
 	Group:         "storage.azure.armature.dev",

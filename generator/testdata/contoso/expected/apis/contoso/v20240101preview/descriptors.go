@@ -57,6 +57,85 @@ var WidgetDescriptor = descriptor.Descriptor{
 		{
 			Name: "regenerateKey",
 			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/regenerateKey",
+			Query: []descriptor.Field{
+				{
+					Path: "force",
+					Type: "boolean",
+				},
+			},
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Enum:     []string{"key1", "key2"},
+						Path:     "keyName",
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path: "labels",
+						Type: "object",
+					},
+					{
+						Path: "labels.*",
+						Type: "string",
+					},
+					{
+						Open: true,
+						Path: "options",
+						Type: "object",
+					},
+					{
+						Path: "reason",
+						Type: "string",
+					},
+				},
+				Required: true,
+				Schema:   "widgets.json#/definitions/WidgetRegenerateKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:   "connectionString",
+						Secret: true,
+						Type:   "string",
+					},
+					{
+						Path:     "keys",
+						ReadOnly: true,
+						Type:     "array",
+					},
+					{
+						Path: "keys[*]",
+						Type: "object",
+					},
+					{
+						Format:   "date-time",
+						Path:     "keys[*].createdAt",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].keyName",
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     "keys[*].value",
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "widgets.json#/definitions/WidgetKeys",
+			},
+		},
+		{
+			FinalStateVia: "location",
+			LongRunning:   true,
+			Name:          "restart",
+			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/restart",
 		},
 	},
 	Group: "contoso.azure.armature.dev",
