@@ -40,9 +40,9 @@ func TestValidate(t *testing.T) {
 		"Types": {reason: "wrong JSON types, a map value, a non-integer, a bad date-time",
 			body: regen, json: `{"keyName":1,"labels":{"a":"x","b":1.5},"ranges":{},"size":"big","expiry":"tomorrow"}`,
 			want: []string{"expiry: must be of type string (RFC 3339 date-time)", "keyName: must be of type string", "labels.a: must be of type integer", "labels.b: must be of type integer", "ranges: must be of type array", "size: must be of type number"}},
-		"Unknown":  {reason: "a member the schema does not list", body: regen, json: `{"keyName":"key1","keyname":"x"}`, want: []string{"keyname: not a member of the schema"}},
-		"ReadOnly": {reason: "a value the service sets", body: regen, json: `{"keyName":"key1","id":"x"}`, want: []string{"id: read-only, set by Azure"}},
-		"NilBody":  {reason: "an action without a body schema takes no body", json: `{}`, want: []string{"(body): not a member of the schema"}},
+		"Unknown":   {reason: "a member the schema does not list", body: regen, json: `{"keyName":"key1","keyname":"x"}`, want: []string{"keyname: not a member of the schema"}},
+		"ReadOnly":  {reason: "a value the service sets", body: regen, json: `{"keyName":"key1","id":"x"}`, want: []string{"id: read-only, set by Azure"}},
+		"NilBody":   {reason: "an action without a body schema takes no body", json: `{}`, want: []string{"(body): not a member of the schema"}},
 		"NilNoBody": {reason: "and no body is fine", json: ""},
 	}
 	for name, tc := range cases {
