@@ -4,11 +4,17 @@
 //	armature generate [--config specs/armature.yaml] [--out DIR] [--spec-root DIR] [FILE.json ...]
 //	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
+//	armature diff [--json] [--fail-on-breaking] [--spec-root DIR] OLD NEW
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
 // exist). With a config, its include, exclude and overrides apply
 // (docs/overrides.md).
+//
+// diff reports the API changes between two api-versions of the same
+// resource types (docs/api-diff.md). Its exit status is 0, or 3 with
+// --fail-on-breaking when a change is breaking; like the other commands, 1
+// on an error and 2 on a usage error.
 package main
 
 import (
@@ -38,6 +44,8 @@ Usage:
   armature inspect  [flags] [FILE.json ...]   show the resource tree, property classes and what overrides changed
   armature check-examples [flags] [FILE.json ...]
                                               check every x-ms-examples PUT body against the CRDs, offline
+  armature diff [flags] OLD NEW               report the API changes per kind between two api-versions
+                                              (OLD, NEW: a swagger file or comma-separated files; docs/api-diff.md)
 
 Without FILE arguments the files come from --config (default specs/armature.yaml), and its
 include, exclude and overrides apply (docs/overrides.md); an entry that matches or changes
@@ -58,6 +66,8 @@ func main() {
 		err = runInspect(os.Args[2:], os.Stdout, os.Stderr)
 	case "check-examples":
 		err = runCheckExamples(os.Args[2:], os.Stdout, os.Stderr)
+	case "diff":
+		err = runDiff(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return
@@ -70,6 +80,11 @@ func main() {
 		if errors.As(err, &ue) {
 			fmt.Fprintln(os.Stderr, "armature:", err)
 			os.Exit(2)
+		}
+		var ee exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintln(os.Stderr, "armature:", err)
+			os.Exit(ee.code)
 		}
 		fmt.Fprintln(os.Stderr, "armature:", err)
 		os.Exit(1)
