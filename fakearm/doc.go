@@ -34,6 +34,18 @@
 // recordings show; other types use Azure-AsyncOperation (DELETE also sends
 // Location).
 //
+// # Actions
+//
+// POST <resource id>/<action> runs any action of the Descriptor
+// (regenerateKey, listKeys, failover…) generically (actions.go): 404
+// ResourceNotFound when the resource does not exist, 409 while an operation
+// on it runs, 400 InvalidRequestContent naming the property when the body or
+// a query parameter does not fit the action's schema. The response is
+// synthesised from the response schema: secret fields (keys) are stable per
+// resource until a regenerate action names them, so listKeys after
+// regenerateKey returns the new key. Long-running actions answer 202 and
+// run as operations of either style, with the response at Location.
+//
 // # Limits and faults
 //
 // Every response carries x-ms-ratelimit-remaining-subscription-reads,

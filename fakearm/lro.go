@@ -121,7 +121,7 @@ func (s *Server) opURLs(r *http.Request, op *operation) (async, location string)
 		return "", prefix + "/asyncoperations/" + op.ID + "?monitor=true&api-version=" + op.APIVersion
 	}
 	async = prefix + "/operations/" + op.ID + q
-	if op.Verb == "DELETE" {
+	if op.Verb == "DELETE" || op.Verb == "POST" { // a POST's result is read at Location
 		location = prefix + "/operationResults/" + op.ID + q
 	}
 	return async, location
@@ -232,6 +232,10 @@ func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, segs []
 		// A terminal status: azcore keeps polling through 5xx.
 		armError(w, http.StatusBadRequest, "OperationFailed", "The operation failed (injected fault).", "")
 	default:
+		if op.Verb == "POST" {
+			s.actionResult(w, op)
+			return true
+		}
 		if res := s.resources[op.Resource]; res != nil && op.Verb != "DELETE" {
 			writeRaw(w, http.StatusOK, res.rendered)
 			return true

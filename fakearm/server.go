@@ -92,6 +92,7 @@ type Server struct {
 	mu        sync.RWMutex
 	resources map[string]*resource // lower-case id
 	ops       map[string]*operation
+	acts      actionState // POST actions (actions.go)
 
 	fmu    sync.Mutex
 	faults Faults
@@ -283,6 +284,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	if s.operationStatus(rec, r, segs) {
 		return
+	}
+	if r.Method == http.MethodPost {
+		if t, ok := s.postAction(rec, r, segs, body); ok {
+			armType = t
+			return
+		}
 	}
 	m, ok := find(s.routes, segs)
 	if !ok && r.Method == http.MethodGet && s.statusRead(rec, segs) {
