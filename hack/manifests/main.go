@@ -1,0 +1,112 @@
+// Command manifests renders the generated parts of config/, the kustomize
+// deployment of the operator (package hack/manifests/render holds the
+// rules):
+//
+//	go run ./hack/manifests                      # config/ for every kind (make manifests)
+//	go run ./hack/manifests -check               # fail when config/ is stale (make verify)
+//	go run ./hack/manifests -kinds 'storage.*/*,resources.*/*' -out /tmp/my-config
+//	go run ./hack/manifests self-signed -out /tmp/armature-selfsigned
+//
+// -kinds takes the operator's --kinds syntax (comma-separated path.Match
+// patterns over "<group>/<Kind>") and renders a complete config/ variant
+// (CRDs, RBAC, webhook rules, samples and ARMATURE_KINDS for those kinds
+// only, plus copies of the hand-written files) into -out. "self-signed"
+// writes an overlay serving the webhook with a fresh self-signed
+// certificate instead of cert-manager's. Run it from the repository root.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/hack/manifests/render"
+)
+
+func main() {
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "self-signed" {
+		err = selfSigned(os.Args[2:], os.Stderr)
+	} else {
+		err = run(os.Args[1:], os.Stdout, os.Stderr)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "manifests:", err)
+		os.Exit(1)
+	}
+}
+
+// run renders config/ (or a variant) and writes or checks it.
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("manifests", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "config", "folder to write config/ into")
+	handwritten := fs.String("config", "config", "the committed config/, whose hand-written files are copied into -out when it differs")
+	o := render.DefaultOptions(".", apis.Descriptors())
+	fs.StringVar(&o.CRDDir, "crds", o.CRDDir, "folder of the generated CRDs")
+	fs.StringVar(&o.SamplesDir, "samples", o.SamplesDir, "folder of the generated samples")
+	fs.StringVar(&o.Extra[0].Path, "action-crd", o.Extra[0].Path, "the Action CRD, rendered with its RBAC when the file exists")
+	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated path.Match patterns over group/Kind, as the operator's --kinds (default: every kind)")
+	check := fs.Bool("check", false, "write nothing; fail when -out differs from what would be rendered")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	files, err := render.Render(o)
+	if err != nil {
+		return err
+	}
+	if *check {
+		diffs, err := render.Diff(*out, files)
+		if err != nil {
+			return err
+		}
+		for _, d := range diffs {
+			fmt.Fprintln(stderr, d)
+		}
+		if len(diffs) > 0 {
+			return fmt.Errorf("%s is stale: run 'make manifests' and commit the result", *out)
+		}
+		fmt.Fprintf(stdout, "manifests: %s is up to date (%d generated files)\n", *out, len(files))
+		return nil
+	}
+	if err := render.Write(*out, files, *handwritten); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "manifests: wrote %d generated files under %s\n", len(files), *out)
+	return nil
+}
+
+// selfSigned writes the self-signed overlay.
+func selfSigned(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("manifests self-signed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o render.SelfSignedOptions
+	fs.StringVar(&o.Out, "out", "", "folder of the overlay (required; do not commit it: it holds a private key)")
+	fs.StringVar(&o.Config, "config", "config", "the config/ folder the overlay builds on")
+	fs.StringVar(&o.Namespace, "namespace", render.Namespace, "the operator's namespace")
+	fs.DurationVar(&o.ValidFor, "valid-for", 0, "lifetime of the serving certificate (default one year)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.Out == "" {
+		return errors.New("self-signed: -out is required")
+	}
+	files, err := render.SelfSigned(o)
+	if err != nil {
+		return err
+	}
+	if err := render.Write(o.Out, files, ""); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "manifests: wrote the self-signed overlay to %s; apply it with: kubectl apply --server-side -k %s\n", o.Out, o.Out)
+	return nil
+}

@@ -1,0 +1,304 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// crd is one CRD file to render.
+type crd struct {
+	// source is the file, relative to the repository root.
+	source string
+	// body is the file without a leading Header line.
+	body              []byte
+	name, group, kind string
+	plural            string
+	versions          []string // served versions
+	extraRules        []rbacv1.PolicyRule
+}
+
+func (c *crd) gk() schema.GroupKind { return schema.GroupKind{Group: c.group, Kind: c.kind} }
+
+// readCRDs reads the generated CRDs and the extra ones that exist, sorted
+// by group and plural. Two files defining one CRD are an error.
+func readCRDs(o Options) ([]*crd, error) {
+	entries, err := os.ReadDir(o.CRDDir)
+	if err != nil {
+		return nil, fmt.Errorf("render: CRD folder: %w", err)
+	}
+	var out []*crd
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		c, err := readCRD(o.Root, filepath.Join(o.CRDDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	for _, x := range o.Extra {
+		c, err := readCRD(o.Root, x.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.extraRules = x.Rules
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].group != out[j].group {
+			return out[i].group < out[j].group
+		}
+		return out[i].plural < out[j].plural
+	})
+	for i := 1; i < len(out); i++ {
+		if out[i].name == out[i-1].name {
+			return nil, fmt.Errorf("render: CRD %s is defined by both %s and %s", out[i].name, out[i-1].source, out[i].source)
+		}
+	}
+	return out, nil
+}
+
+// readCRD reads a file holding exactly one CRD.
+func readCRD(root, path string) (*crd, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		rel = path
+	}
+	rel = filepath.ToSlash(rel)
+	docs, err := documents(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s: want one CRD, found %d YAML documents", rel, len(docs))
+	}
+	var obj apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(docs[0], &obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	if obj.Kind != "CustomResourceDefinition" || obj.Spec.Group == "" || obj.Spec.Names.Plural == "" || obj.Spec.Names.Kind == "" {
+		return nil, fmt.Errorf("%s: not a CustomResourceDefinition with spec.group, spec.names.plural and spec.names.kind", rel)
+	}
+	if want := obj.Spec.Names.Plural + "." + obj.Spec.Group; obj.Name != want {
+		return nil, fmt.Errorf("%s: metadata.name is %q, want %q", rel, obj.Name, want)
+	}
+	c := &crd{
+		source: rel, body: bytes.TrimPrefix(raw, []byte(Header)),
+		name: obj.Name, group: obj.Spec.Group, kind: obj.Spec.Names.Kind, plural: obj.Spec.Names.Plural,
+	}
+	for _, v := range obj.Spec.Versions {
+		if v.Served {
+			c.versions = append(c.versions, v.Name)
+		}
+	}
+	if len(c.versions) == 0 {
+		return nil, fmt.Errorf("%s: spec.versions: no served version", rel)
+	}
+	return c, nil
+}
+
+// documents splits YAML into its non-empty documents.
+func documents(raw []byte) ([][]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	var out [][]byte
+	for {
+		doc, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) > 0 {
+			out = append(out, doc)
+		}
+	}
+}
+
+// stripComments drops whole-line comments (a document of only comments is
+// empty).
+func stripComments(doc []byte) []byte {
+	var b bytes.Buffer
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if bytes.HasPrefix(t, []byte("#")) || bytes.Equal(t, []byte("---")) {
+			continue
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// crdFiles renders crd/: one folder per group with the group's CRDs and a
+// kustomization, and a kustomization of every group.
+func crdFiles(files Files, crds []*crd) {
+	byGroup := map[string][]*crd{}
+	var groups []string
+	for _, c := range crds {
+		if byGroup[c.group] == nil {
+			groups = append(groups, c.group)
+		}
+		byGroup[c.group] = append(byGroup[c.group], c)
+	}
+	sort.Strings(groups)
+	top := kustomization(`# Every CRD, one folder (and kustomization) per API group. Install one group
+# alone with:
+#   kubectl apply --server-side -k config/crd/<group>
+`, groups)
+	files["crd/kustomization.yaml"] = top
+	for _, g := range groups {
+		var names []string
+		for _, c := range byGroup[g] {
+			name := c.plural + ".yaml"
+			names = append(names, name)
+			var b bytes.Buffer
+			b.WriteString(Header)
+			fmt.Fprintf(&b, "# Copied from %s by hack/manifests.\n", c.source)
+			b.Write(c.body)
+			files["crd/"+g+"/"+name] = b.Bytes()
+		}
+		files["crd/"+g+"/kustomization.yaml"] = kustomization(fmt.Sprintf("# The CRDs of %s.\n", g), names)
+	}
+}
+
+// kustomization renders a Kustomization of resources.
+func kustomization(comment string, resources []string) []byte {
+	var b bytes.Buffer
+	b.WriteString(Header)
+	b.WriteString(comment)
+	b.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
+	for _, r := range resources {
+		fmt.Fprintf(&b, "- %s\n", r)
+	}
+	return b.Bytes()
+}
+
+// conversionFiles renders components/conversion: for every CRD serving
+// more than one version, a patch that sends conversions to the operator's
+// ConversionPath. The component is not part of any overlay until the
+// operator serves conversions: see docs/deploy.md.
+func conversionFiles(files Files, crds []*crd) {
+	var b bytes.Buffer
+	b.WriteString(Header)
+	b.WriteString(`# CRD conversion through the operator's webhook (` + ConversionPath + `), for the CRDs
+# that serve more than one version. NOT ENABLED: add this component to an
+# overlay that serves the webhook (config/certmanager) once the operator
+# serves ` + ConversionPath + `:
+#   components:
+#   - ../components/conversion
+# The patches carry cert-manager's CA injection annotation; without
+# cert-manager, set spec.conversion.webhook.clientConfig.caBundle instead.
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+`)
+	var multi []*crd
+	for _, c := range crds {
+		if len(c.versions) > 1 {
+			multi = append(multi, c)
+		}
+	}
+	if len(multi) == 0 {
+		b.WriteString("# No CRD serves more than one version yet.\npatches: []\n")
+	} else {
+		b.WriteString("patches:\n")
+	}
+	for _, c := range multi {
+		name := c.name + ".yaml"
+		fmt.Fprintf(&b, "- path: %s\n", name)
+		files["components/conversion/"+name] = []byte(Header + fmt.Sprintf(`# %s serves %s: conversions go to the operator.
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %s
+  annotations:
+    cert-manager.io/inject-ca-from: %s/%s
+spec:
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions:
+      - v1
+      clientConfig:
+        service:
+          namespace: %s
+          name: armature-webhook
+          path: %s
+          port: 443
+`, c.kind, strings.Join(c.versions, ", "), c.name, Namespace, CertificateName, Namespace, ConversionPath))
+	}
+	files["components/conversion/kustomization.yaml"] = b.Bytes()
+}
+
+// sampleFiles copies the samples of the selected kinds into samples/.
+func sampleFiles(files Files, o Options, sel *selector) error {
+	entries, err := os.ReadDir(o.SamplesDir)
+	if err != nil {
+		return fmt.Errorf("render: samples folder: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		path := filepath.Join(o.SamplesDir, e.Name())
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		docs, err := documents(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		keep := false
+		for _, d := range docs {
+			var tm struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+			}
+			if err := yaml.Unmarshal(d, &tm); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			gv, err := schema.ParseGroupVersion(tm.APIVersion)
+			if err != nil {
+				return fmt.Errorf("%s: apiVersion: %w", path, err)
+			}
+			keep = keep || sel.has(schema.GroupKind{Group: gv.Group, Kind: tm.Kind})
+		}
+		if !keep {
+			continue
+		}
+		names = append(names, e.Name())
+		files["samples/"+e.Name()] = append([]byte(Header), bytes.TrimPrefix(raw, []byte(Header))...)
+	}
+	sort.Strings(names)
+	files["samples/kustomization.yaml"] = kustomization(`# The generated samples of the installed kinds, one custom resource each,
+# without a namespace: apply them into one with
+#   kubectl apply -k config/samples -n <namespace>
+# They show the shape of each kind (taken from the API's own examples);
+# their owners and values are the examples', not a working set.
+`, names)
+	return nil
+}
