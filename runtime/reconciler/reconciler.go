@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +48,11 @@ type Reconciler struct {
 	Recorder record.EventRecorder
 	// Config holds the settings; Default() is applied by New.
 	Config Config
+
+	// written holds, per object UID, the resourceVersion of this
+	// reconciler's last write to the object (uint64): a cached copy older
+	// than that is stale, and a fresh one needs no uncached read.
+	written sync.Map
 }
 
 // New returns a reconciler for one kind.
@@ -67,6 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	st := newState(obj)
+	defer r.remember(st)
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, st)
 	}
@@ -309,7 +317,20 @@ func (r *Reconciler) liveWithPatch(ctx context.Context, st *state, id string, pa
 
 // stale reports whether the apiserver has newer reconciler annotations than
 // the cached object.
+//
+// When this reconciler wrote the object since the operator started, the
+// cached copy's resourceVersion answers without a read: older than our
+// write means stale. (resourceVersions are etcd revisions, compared as
+// numbers; one that does not parse falls back to the read.)
 func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
+	if st.obj.GetResourceVersion() != st.readVersion {
+		return false, nil // written in this reconcile: obj is the apiserver's answer
+	}
+	if v, ok := r.written.Load(st.obj.GetUID()); ok {
+		if cur, err := strconv.ParseUint(st.obj.GetResourceVersion(), 10, 64); err == nil {
+			return cur < v.(uint64), nil
+		}
+	}
 	if r.APIReader == nil {
 		return false, nil
 	}
@@ -324,6 +345,21 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// remember records the resourceVersion of the reconciler's last write to
+// obj (when the reconcile wrote it), and forgets objects that are gone.
+func (r *Reconciler) remember(st *state) {
+	obj := st.obj
+	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		r.written.Delete(obj.GetUID())
+		return
+	}
+	if rv := obj.GetResourceVersion(); rv != st.readVersion {
+		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
+			r.written.Store(obj.GetUID(), n)
+		}
+	}
 }
 
 func verbReason(verb string, create bool) string {

@@ -83,10 +83,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconcile.Request {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "list children", "owner", owner.GetName(), "kind", r.Desc.Kind)
 		return nil
 	}
+	// Only names are read: the cache's objects are not copied.
 	out := make([]reconcile.Request, 0, len(list.Items))
 	for _, c := range list.Items {
 		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
@@ -117,7 +118,13 @@ func builderPredicates() builder.Predicates {
 // and ARM id.
 func builderOwnerPredicates() builder.Predicates {
 	return builder.WithPredicates(predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
+		// A new owner matters to its children only when it is already Ready
+		// (an informer's initial list); the children's own create events
+		// cover the rest.
+		CreateFunc: func(e event.CreateEvent) bool {
+			u, ok := e.Object.(*unstructured.Unstructured)
+			return !ok || ready(u)
+		},
 		DeleteFunc: func(event.DeleteEvent) bool { return true },
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(*unstructured.Unstructured)

@@ -31,6 +31,8 @@ const (
 type state struct {
 	obj    *unstructured.Unstructured
 	orig   map[string]any // status as read
+	// readVersion is the resourceVersion obj had when it was read.
+	readVersion string
 	policy string
 	owner  *unstructured.Unstructured
 	// ownerExists is set when the owner custom resource exists (Ready or not).
@@ -62,7 +64,7 @@ func (st *state) lastApplied() string {
 }
 
 func newState(obj *unstructured.Unstructured) *state {
-	st := &state{obj: obj, policy: policy(obj)}
+	st := &state{obj: obj, policy: policy(obj), readVersion: obj.GetResourceVersion()}
 	if s, ok := obj.Object["status"].(map[string]any); ok {
 		st.orig = runtime.DeepCopyJSON(s)
 	}
