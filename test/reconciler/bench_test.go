@@ -3,9 +3,11 @@ package reconciler_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -135,8 +138,12 @@ func parallel(n int, f func(i int) error) error {
 //	make bench-reconcile
 //
 // It reports time to all-Ready, ARM calls and apiserver writes per
-// resource, the operator's peak RSS, a full no-op resync pass, and the
-// floor: the same apiserver doing 3 plain writes per object.
+// resource, the operator's peak RSS, a full no-op resync pass, and two
+// floors without an operator: the same apiserver storing the same data
+// with 3 plain writes per object (create, metadata patch, status patch —
+// the goal's floor), and 3 writes with a tiny status (what the apiserver
+// can do at best). CPU seconds of the apiserver are reported beside the
+// wall times: they do not depend on what else the machine runs.
 func BenchmarkReconcile(b *testing.B) {
 	n := 1000
 	if v, err := strconv.Atoi(os.Getenv("ARMATURE_BENCH_N")); err == nil && v > 0 {
@@ -144,8 +151,10 @@ func BenchmarkReconcile(b *testing.B) {
 	}
 	ctx := context.Background()
 
-	// The floor: create + one update + one status write per object, no operator.
+	// The small floor: create + one update + one small status write per
+	// object, no operator.
 	floorNS := benchNamespace(b, "floor")
+	_, floorCPU0 := cpuSeconds()
 	start := time.Now()
 	if err := parallel(n, func(i int) error {
 		o := storageAccount(floorNS, fmt.Sprintf("f%04d", i), "rg")
@@ -161,7 +170,8 @@ func BenchmarkReconcile(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	floor := time.Since(start)
+	smallFloor := time.Since(start)
+	_, floorCPU1 := cpuSeconds()
 
 	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: fakearm.Options{LROPolls: 1, RetryAfter: -1, ReadBudget: 1 << 30, WriteBudget: 1 << 30, DeleteBudget: 1 << 30}})
 	if err != nil {
@@ -180,6 +190,8 @@ func BenchmarkReconcile(b *testing.B) {
 	stop := benchOperator(b, fa, ns, w)
 	b.ResetTimer()
 	start = time.Now()
+	selfCPU0, apiCPU0 := cpuSeconds()
+	req0 := apiserverRequests(b)
 	for g := 0; g < 10; g++ {
 		if err := k8s.Create(ctx, resourceGroup(ns, fmt.Sprintf("rg%d", g))); err != nil {
 			b.Fatal(err)
@@ -197,7 +209,9 @@ func BenchmarkReconcile(b *testing.B) {
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion(storageAPI)
 		list.SetKind("StorageAccountList")
-		if err := watcher.List(ctx, list, client.InNamespace(ns)); err != nil {
+		// Read without copying: the harness must not compete with the
+		// operator for CPU by deep-copying 1,000 objects every tick.
+		if err := watcher.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 			b.Fatal(err)
 		}
 		ready := 0
@@ -215,7 +229,25 @@ func BenchmarkReconcile(b *testing.B) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	converge := time.Since(start)
+	selfCPU1, apiCPU1 := cpuSeconds()
+	req1 := apiserverRequests(b)
+	for _, k := range sortedKeys(req1) {
+		if d := req1[k] - req0[k]; d > 0 {
+			b.Logf("apiserver requests during the converge: %-22s %6.0f  (%.2f per resource)", k, d, d/float64(n))
+		}
+	}
 	b.StopTimer()
+	sample := storageAccount(ns, "sa0000", "rg0")
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(sample), sample); err != nil {
+		b.Fatal(err)
+	}
+	sizes := []string{}
+	for _, part := range []string{"metadata", "spec", "status"} {
+		raw, _ := json.Marshal(sample.Object[part])
+		sizes = append(sizes, fmt.Sprintf("%s %d B", part, len(raw)))
+	}
+	b.Logf("one converged StorageAccount: %s", strings.Join(sizes, ", "))
+	b.Logf("its annotations: %v", sample.GetAnnotations())
 	saCalls := 0
 	for _, e := range fa.Journal() {
 		if strings.Contains(e.Path, "/storageAccounts/") || strings.Contains(e.Path, "/asyncoperations/") {
@@ -224,6 +256,37 @@ func BenchmarkReconcile(b *testing.B) {
 	}
 	opWrites := w.n.Load()
 	stop()
+
+	// The floor: the same apiserver storing the same data with the same
+	// number of writes and no operator: create the same spec, one metadata
+	// patch (the converged object's finalizer and annotations), one status
+	// patch (its status).
+	converged := &unstructured.UnstructuredList{}
+	converged.SetAPIVersion(storageAPI)
+	converged.SetKind("StorageAccountList")
+	if err := k8s.List(ctx, converged, client.InNamespace(ns)); err != nil {
+		b.Fatal(err)
+	}
+	sameNS := benchNamespace(b, "floor-same")
+	_, sameCPU0 := cpuSeconds()
+	start = time.Now()
+	if err := parallel(len(converged.Items), func(i int) error {
+		src := &converged.Items[i]
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": storageAPI, "kind": "StorageAccount",
+			"metadata": map[string]any{"name": src.GetName(), "namespace": sameNS}, "spec": src.Object["spec"]}}
+		if err := k8s.Create(ctx, o); err != nil {
+			return err
+		}
+		meta := map[string]any{"metadata": map[string]any{"finalizers": src.GetFinalizers(), "annotations": src.GetAnnotations()}}
+		if err := k8s.Patch(ctx, o, client.RawPatch(types.MergePatchType, mustMarshal(meta))); err != nil {
+			return err
+		}
+		return k8s.Status().Patch(ctx, o, client.RawPatch(types.MergePatchType, mustMarshal(map[string]any{"status": src.Object["status"]})))
+	}); err != nil {
+		b.Fatal(err)
+	}
+	floor := time.Since(start)
+	_, sameCPU1 := cpuSeconds()
 
 	// A full no-op resync pass: a fresh operator reads every resource once.
 	fa.ResetJournal()
@@ -239,8 +302,16 @@ func BenchmarkReconcile(b *testing.B) {
 
 	b.ReportMetric(float64(n), "resources")
 	b.ReportMetric(converge.Seconds(), "s-to-all-Ready")
-	b.ReportMetric(floor.Seconds(), "s-floor-3-writes/obj")
+	b.ReportMetric(floor.Seconds(), "s-floor-same-data")
 	b.ReportMetric(converge.Seconds()/floor.Seconds(), "ratio-to-floor")
+	b.ReportMetric(smallFloor.Seconds(), "s-floor-small-status")
+	b.ReportMetric(converge.Seconds()/smallFloor.Seconds(), "ratio-to-small-floor")
+	// CPU seconds do not depend on what else runs on the machine: the
+	// apiserver's CPU for the converge against its CPU for the floor.
+	b.ReportMetric(sameCPU1-sameCPU0, "apiserver-CPU-s-floor")
+	b.ReportMetric(floorCPU1-floorCPU0, "apiserver-CPU-s-small-floor")
+	b.ReportMetric(apiCPU1-apiCPU0, "apiserver-CPU-s-converge")
+	b.ReportMetric(selfCPU1-selfCPU0, "operator+emulator+bench-CPU-s-converge")
 	b.ReportMetric(float64(saCalls)/float64(n), "ARM-calls/resource")
 	b.ReportMetric(float64(opWrites)/float64(n+10), "apiserver-writes/resource")
 	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
@@ -271,4 +342,104 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// cpuSeconds is the CPU time (user + system) used so far by this process
+// and by the kube-apiserver serving restCfg, read from /proc. CPU time,
+// unlike wall time, does not depend on what else the machine is running.
+func cpuSeconds() (self, apiserver float64) {
+	self = procCPU("/proc/self/stat")
+	port := strings.TrimSuffix(restCfg.Host[strings.LastIndex(restCfg.Host, ":")+1:], "/")
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), "kube-apiserver") || !strings.Contains(string(cmd), "--secure-port="+port) {
+			continue
+		}
+		apiserver = procCPU("/proc/" + d.Name() + "/stat")
+	}
+	return self, apiserver
+}
+
+// procCPU reads utime+stime of a /proc/<pid>/stat file, in seconds
+// (USER_HZ is 100 on Linux).
+func procCPU(path string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+	if len(fields) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(fields[11], 64)
+	k, _ := strconv.ParseFloat(fields[12], 64)
+	return (u + k) / 100
+}
+
+// apiserverRequests reads the apiserver's own request counters
+// (apiserver_request_total), summed by verb ("GET", "PATCH", "POST"
+// …, with "events/" in front for Event writes), for the custom
+// resources' group and Events only.
+func apiserverRequests(b *testing.B) map[string]float64 {
+	hc, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := hc.Get(strings.TrimSuffix(restCfg.Host, "/") + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	s := bufio.NewScanner(resp.Body)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		line := s.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		labels := line[strings.Index(line, "{")+1 : strings.LastIndex(line, "}")]
+		get := func(k string) string {
+			i := strings.Index(labels, k+`="`)
+			if i < 0 {
+				return ""
+			}
+			rest := labels[i+len(k)+2:]
+			return rest[:strings.Index(rest, `"`)]
+		}
+		v, _ := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndex(line, " ")+1:]), 64)
+		switch {
+		case get("group") == "storage.azure.armature.dev" || get("group") == "resources.azure.armature.dev":
+			key := get("verb")
+			if sub := get("subresource"); sub != "" {
+				key += " " + sub
+			}
+			out[key] += v
+		case get("resource") == "events":
+			out["events/"+get("verb")] += v
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mustMarshal(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
 }
