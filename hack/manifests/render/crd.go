@@ -29,6 +29,8 @@ type crd struct {
 	plural            string
 	versions          []string // served versions
 	extraRules        []rbacv1.PolicyRule
+	// samplesDir holds an extra CRD's samples.
+	samplesDir string
 }
 
 func (c *crd) gk() schema.GroupKind { return schema.GroupKind{Group: c.group, Kind: c.kind} }
@@ -59,7 +61,7 @@ func readCRDs(o Options) ([]*crd, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.extraRules = x.Rules
+		c.extraRules, c.samplesDir = x.Rules, x.SamplesDir
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -252,53 +254,90 @@ spec:
 	files["components/conversion/kustomization.yaml"] = b.Bytes()
 }
 
-// sampleFiles copies the samples of the selected kinds into samples/.
-func sampleFiles(files Files, o Options, sel *selector) error {
-	entries, err := os.ReadDir(o.SamplesDir)
-	if err != nil {
-		return fmt.Errorf("render: samples folder: %w", err)
-	}
+// sampleFiles copies the samples of the selected kinds into samples/: the
+// generated ones, and those of the rendered extra CRDs (prefixed with
+// their group).
+func sampleFiles(files Files, o Options, sel *selector, crds []*crd) error {
 	var names []string
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
+	add := func(dir, prefix string) error {
+		entries, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) && prefix != "" {
+			return nil
 		}
-		path := filepath.Join(o.SamplesDir, e.Name())
-		raw, err := os.ReadFile(path)
 		if err != nil {
-			return err
+			return fmt.Errorf("render: samples folder: %w", err)
 		}
-		docs, err := documents(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		keep := false
-		for _, d := range docs {
-			var tm struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+				continue
 			}
-			if err := yaml.Unmarshal(d, &tm); err != nil {
+			path := filepath.Join(dir, e.Name())
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			keep, err := selectedSample(raw, sel)
+			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			gv, err := schema.ParseGroupVersion(tm.APIVersion)
-			if err != nil {
-				return fmt.Errorf("%s: apiVersion: %w", path, err)
+			if !keep {
+				continue
 			}
-			keep = keep || sel.has(schema.GroupKind{Group: gv.Group, Kind: tm.Kind})
+			name := prefix + e.Name()
+			if _, dup := files["samples/"+name]; dup {
+				return fmt.Errorf("render: two samples named %s", name)
+			}
+			names = append(names, name)
+			files["samples/"+name] = append([]byte(Header), bytes.TrimPrefix(raw, []byte(Header))...)
 		}
-		if !keep {
-			continue
+		return nil
+	}
+	if o.SamplesDir != "" {
+		if err := add(o.SamplesDir, ""); err != nil {
+			return err
 		}
-		names = append(names, e.Name())
-		files["samples/"+e.Name()] = append([]byte(Header), bytes.TrimPrefix(raw, []byte(Header))...)
+	}
+	for _, c := range crds {
+		if c.samplesDir != "" {
+			if err := add(c.samplesDir, c.group+"_"); err != nil {
+				return err
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
 	}
 	sort.Strings(names)
-	files["samples/kustomization.yaml"] = kustomization(`# The generated samples of the installed kinds, one custom resource each,
-# without a namespace: apply them into one with
+	files["samples/kustomization.yaml"] = kustomization(`# The samples of the installed kinds, one custom resource each. The
+# generated ones have no namespace: apply them into one with
 #   kubectl apply -k config/samples -n <namespace>
 # They show the shape of each kind (taken from the API's own examples);
 # their owners and values are the examples', not a working set.
 `, names)
 	return nil
+}
+
+// selectedSample tells whether a sample file holds a selected kind.
+func selectedSample(raw []byte, sel *selector) (bool, error) {
+	docs, err := documents(raw)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range docs {
+		var tm struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal(d, &tm); err != nil {
+			return false, err
+		}
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil {
+			return false, fmt.Errorf("apiVersion: %w", err)
+		}
+		if sel.has(schema.GroupKind{Group: gv.Group, Kind: tm.Kind}) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

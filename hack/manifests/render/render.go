@@ -42,6 +42,9 @@ type ExtraCRD struct {
 	Path string
 	// Rules are added to the ClusterRole when the CRD is rendered.
 	Rules []rbacv1.PolicyRule
+	// SamplesDir holds samples of the CRD's kind, copied into samples/
+	// (named "<group>_<file>") with the CRD. Empty or missing: none.
+	SamplesDir string
 }
 
 // Options say what to render. Paths are relative to the working folder or
@@ -82,9 +85,13 @@ func ActionRules() []rbacv1.PolicyRule {
 // generated Descriptors, apis.Descriptors()).
 func DefaultOptions(root string, ds []*descriptor.Descriptor) Options {
 	return Options{
-		Root:        root,
-		CRDDir:      filepath.Join(root, "generated", "crds"),
-		Extra:       []ExtraCRD{{Path: filepath.Join(root, filepath.FromSlash(ActionCRD)), Rules: ActionRules()}},
+		Root:   root,
+		CRDDir: filepath.Join(root, "generated", "crds"),
+		Extra: []ExtraCRD{{
+			Path:       filepath.Join(root, filepath.FromSlash(ActionCRD)),
+			Rules:      ActionRules(),
+			SamplesDir: filepath.Join(root, "api", "actions", "samples"),
+		}},
 		SamplesDir:  filepath.Join(root, "generated", "samples"),
 		Descriptors: ds,
 	}
@@ -144,10 +151,8 @@ func Render(o Options) (Files, error) {
 		return nil, err
 	}
 	files["manager/operator.env"] = operatorEnv(o.Kinds)
-	if o.SamplesDir != "" {
-		if err := sampleFiles(files, o, sel); err != nil {
-			return nil, err
-		}
+	if err := sampleFiles(files, o, sel, kept); err != nil {
+		return nil, err
 	}
 	return files, nil
 }
