@@ -1,0 +1,286 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
+)
+
+// Reasons of the Ready condition and of events.
+const (
+	ReasonWaitingForTarget = "WaitingForTarget"
+	ReasonWaitingForSecret = "WaitingForSecret"
+	ReasonRetrying         = "Retrying"
+	ReasonSending          = "Sending"
+	ReasonRunning          = "Running"
+	ReasonSucceeded        = reconciler.ReasonSucceeded
+	ReasonInvalidSpec      = "InvalidSpec"
+	ReasonResultObject     = "ResultObjectExists"
+	ReasonOutcomeUnknown   = "OutcomeUnknown"
+)
+
+// Reconciler runs Actions.
+type Reconciler struct {
+	// Client reads and writes Actions, their targets, Secrets and
+	// ConfigMaps.
+	Client client.Client
+	// ARM polls operations.
+	ARM arm.Client
+	// Poster sends the actions.
+	Poster arm.Poster
+	// Registry knows the generated kinds.
+	Registry *Registry
+	// Recorder records events. Optional.
+	Recorder record.EventRecorder
+	// WaitInterval is how often a Pending Action looks at its target
+	// again, besides the watch on the target. Defaults to 1 minute.
+	WaitInterval time.Duration
+	// PollInterval is the wait between polls when ARM gives no
+	// Retry-After, and before retrying an answer that says the action did
+	// not run. Defaults to 2 seconds.
+	PollInterval time.Duration
+}
+
+// Option configures a Reconciler.
+type Option func(*Reconciler)
+
+// WithWaitInterval sets WaitInterval.
+func WithWaitInterval(d time.Duration) Option { return func(r *Reconciler) { r.WaitInterval = d } }
+
+// WithPollInterval sets PollInterval.
+func WithPollInterval(d time.Duration) Option { return func(r *Reconciler) { r.PollInterval = d } }
+
+// WithRecorder sets Recorder.
+func WithRecorder(rec record.EventRecorder) Option { return func(r *Reconciler) { r.Recorder = rec } }
+
+// New returns a Reconciler. armClient must also be an arm.Poster (the
+// client of arm.NewClient is).
+func New(c client.Client, armClient arm.Client, reg *Registry, opts ...Option) (*Reconciler, error) {
+	poster, ok := armClient.(arm.Poster)
+	if !ok {
+		return nil, fmt.Errorf("action: the ARM client %T cannot send POST actions (it is not an arm.Poster)", armClient)
+	}
+	r := &Reconciler{Client: c, ARM: armClient, Poster: poster, Registry: reg, WaitInterval: time.Minute, PollInterval: 2 * time.Second}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+// Reconcile is the orchestrator of the steps in the package doc.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	a := &v1alpha1.Action{}
+	if err := r.Client.Get(ctx, req.NamespacedName, a); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	switch {
+	case !a.DeletionTimestamp.IsZero(), done(a):
+		return reconcile.Result{}, nil
+	case a.Status.Operation != nil:
+		return r.poll(ctx, a)
+	case a.Status.SentAt != nil:
+		return r.unknownOutcome(ctx, a)
+	}
+	return r.start(ctx, a)
+}
+
+func done(a *v1alpha1.Action) bool {
+	return a.Status.Phase == v1alpha1.PhaseSucceeded || a.Status.Phase == v1alpha1.PhaseFailed
+}
+
+// start checks everything that can be checked before sending, records the
+// intent and sends.
+func (r *Reconciler) start(ctx context.Context, a *v1alpha1.Action) (reconcile.Result, error) {
+	d, act, errs := r.Registry.Validate(&a.Spec)
+	if len(errs) > 0 {
+		return r.fail(ctx, a, ReasonInvalidSpec, errs.ToAggregate().Error(), nil)
+	}
+	id, waiting, err := r.target(ctx, a, d)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if waiting != "" {
+		return r.wait(ctx, a, ReasonWaitingForTarget, waiting, r.WaitInterval)
+	}
+	body, waiting, err := r.body(ctx, a)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if waiting != "" {
+		return r.wait(ctx, a, ReasonWaitingForSecret, waiting, r.WaitInterval)
+	}
+	if msg, err := r.resultsFree(ctx, a); err != nil || msg != "" {
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return r.fail(ctx, a, ReasonResultObject, msg, nil)
+	}
+	if ok, err := r.claim(ctx, a, id, d.APIVersion); err != nil || !ok {
+		return reconcile.Result{Requeue: !ok && err == nil}, err
+	}
+	res, err := r.Poster.Post(ctx, id, d.APIVersion, arm.PostRequest{Action: act.Name, Query: a.Spec.Query, Body: body, FinalStateVia: act.FinalStateVia})
+	observe(d, act, "POST", err)
+	if err != nil {
+		return r.sendFailed(ctx, a, act, err)
+	}
+	r.event(a, corev1.EventTypeNormal, "Sent", fmt.Sprintf("POST %s/%s", id, act.Name))
+	if !res.Done() {
+		return r.operationStarted(ctx, a, res)
+	}
+	return r.complete(ctx, a, act, res.Body)
+}
+
+// target resolves the target's ARM id; a non-empty waiting says why it
+// cannot be acted on yet.
+func (r *Reconciler) target(ctx context.Context, a *v1alpha1.Action, d *descriptor.Descriptor) (id, waiting string, err error) {
+	if t := a.Spec.Target; t.ARMID != "" {
+		return strings.TrimSuffix(t.ARMID, "/"), "", nil
+	}
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(d.GroupVersionKind())
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.Target.Name}, o); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", fmt.Sprintf("%s %q does not exist", d.Kind, a.Spec.Target.Name), nil
+		}
+		return "", "", err
+	}
+	id, _, _ = unstructured.NestedString(o.Object, "status", "id")
+	if id == "" || !targetReady(o) {
+		return "", fmt.Sprintf("%s %q is not Ready", d.Kind, a.Spec.Target.Name), nil
+	}
+	return id, "", nil
+}
+
+// body is the request body: spec.parameters with the secretParameters
+// read from their Secrets. A missing Secret or key is waited for.
+func (r *Reconciler) body(ctx context.Context, a *v1alpha1.Action) ([]byte, string, error) {
+	if a.Spec.Parameters == nil && len(a.Spec.SecretParameters) == 0 {
+		return nil, "", nil
+	}
+	var body any
+	if a.Spec.Parameters != nil && len(a.Spec.Parameters.Raw) > 0 {
+		if err := unmarshal(a.Spec.Parameters.Raw, &body); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, sp := range a.Spec.SecretParameters {
+		var s corev1.Secret
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: sp.SecretKeyRef.Name}, &s)
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Sprintf("Secret %q (for %s) does not exist", sp.SecretKeyRef.Name, sp.Path), nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		v, ok := s.Data[sp.SecretKeyRef.Key]
+		if !ok {
+			return nil, fmt.Sprintf("Secret %q has no key %q (for %s)", sp.SecretKeyRef.Name, sp.SecretKeyRef.Key, sp.Path), nil
+		}
+		body = setPath(body, sp.Path, string(v))
+	}
+	b, err := marshal(body)
+	return b, "", err
+}
+
+// sendFailed decides what an error answer to the POST means (see Crash
+// semantics in the package doc).
+func (r *Reconciler) sendFailed(ctx context.Context, a *v1alpha1.Action, act *descriptor.Action, err error) (reconcile.Result, error) {
+	var ae *arm.Error
+	if errors.As(err, &ae) {
+		switch {
+		case ae.Status == http.StatusNotFound || ae.Status == http.StatusRequestTimeout || ae.Status == http.StatusConflict || ae.Status == http.StatusTooManyRequests:
+			after := r.PollInterval
+			if ae.Status == http.StatusNotFound {
+				after = r.WaitInterval
+			}
+			return r.unclaim(ctx, a, fmt.Sprintf("Azure did not run %s: %s; it is tried again", act.Name, err), after)
+		case ae.Status >= 400 && ae.Status < 500:
+			return r.fail(ctx, a, ae.Code, "Azure refused the action: "+ae.Message, ae)
+		}
+	}
+	if repeatable(act.Name) {
+		return r.unclaim(ctx, a, fmt.Sprintf("%s failed (%s); it only reads, so it is sent again", act.Name, err), r.PollInterval)
+	}
+	msg := fmt.Sprintf("%s may or may not have run: %s. It is not sent again; check the resource and create a new Action to retry", act.Name, err)
+	return r.fail(ctx, a, ReasonOutcomeUnknown, msg, errorOf(err))
+}
+
+// unknownOutcome handles an Action found sent without an answer: the
+// operator stopped between the intent and the answer.
+func (r *Reconciler) unknownOutcome(ctx context.Context, a *v1alpha1.Action) (reconcile.Result, error) {
+	if repeatable(a.Spec.Action) {
+		return r.unclaim(ctx, a, a.Spec.Action+" was sent but its answer was lost; it only reads, so it is sent again", 0)
+	}
+	msg := fmt.Sprintf("%s was sent at %s but the operator stopped before recording the answer: it may or may not have run. It is not sent again; check the resource and create a new Action to retry",
+		a.Spec.Action, a.Status.SentAt.UTC().Format(time.RFC3339))
+	return r.fail(ctx, a, ReasonOutcomeUnknown, msg, nil)
+}
+
+// poll advances the operation in flight once.
+func (r *Reconciler) poll(ctx context.Context, a *v1alpha1.Action) (reconcile.Result, error) {
+	d, act, errs := r.Registry.Validate(&a.Spec)
+	if len(errs) > 0 {
+		return r.fail(ctx, a, ReasonInvalidSpec, errs.ToAggregate().Error(), nil)
+	}
+	res, err := r.ARM.Poll(ctx, a.Status.Operation.ResumeToken)
+	observe(d, act, "POLL", err)
+	if err != nil {
+		if arm.IsRetryable(err) {
+			return reconcile.Result{}, err
+		}
+		var ae *arm.Error
+		if errors.As(err, &ae) {
+			return r.fail(ctx, a, ae.Code, "the operation failed: "+ae.Message, ae)
+		}
+		return r.fail(ctx, a, ReasonOutcomeUnknown, "polling the operation failed: "+err.Error(), errorOf(err))
+	}
+	if !res.Done() {
+		return reconcile.Result{RequeueAfter: r.after(res)}, nil
+	}
+	return r.complete(ctx, a, act, res.Body)
+}
+
+func (r *Reconciler) after(res *arm.Result) time.Duration {
+	if res != nil && res.RetryAfter > 0 {
+		return res.RetryAfter
+	}
+	return r.PollInterval
+}
+
+// repeatable reports an action that only reads, by ARM's naming
+// convention: sending it again is harmless.
+func repeatable(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "list") || strings.HasPrefix(n, "get") || strings.HasPrefix(n, "retrieve")
+}
+
+func errorOf(err error) *arm.Error {
+	var ae *arm.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return &arm.Error{Code: "RequestFailed", Message: err.Error()}
+}
+
+func (r *Reconciler) event(a *v1alpha1.Action, typ, reason, msg string) {
+	if r.Recorder != nil {
+		r.Recorder.Event(a, typ, reason, msg)
+	}
+}

@@ -1,0 +1,98 @@
+package action
+
+import (
+	"context"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// targetIndex indexes Actions by the kind and name of their target.
+const targetIndex = "spec.target.kindName"
+
+func targetKey(kind, name string) string { return strings.ToLower(kind) + "/" + name }
+
+// SetupWithManager registers the Action controller for the generated kinds
+// descs (those the operator runs): Actions may target them, and their
+// custom resources are watched so that a target turning Ready starts the
+// Actions waiting for it. The manager's scheme must know v1alpha1 and
+// core/v1, and its client must read unstructured objects from the cache.
+func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descriptor.Descriptor, opts ...Option) (*Reconciler, error) {
+	r, err := New(mgr.GetClient(), armClient, NewRegistry(descs), append([]Option{WithRecorder(mgr.GetEventRecorderFor("armature-actions"))}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Action{}, targetIndex, func(o client.Object) []string {
+		a, ok := o.(*v1alpha1.Action)
+		if !ok || a.Spec.Target.Kind == "" {
+			return nil
+		}
+		return []string{targetKey(a.Spec.Target.Kind, a.Spec.Target.Name)}
+	}); err != nil {
+		return nil, err
+	}
+	b := ctrl.ControllerManagedBy(mgr).
+		Named("action.actions.azure.armature.dev").
+		For(&v1alpha1.Action{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{}))
+	seen := map[schema.GroupVersionKind]bool{}
+	for _, d := range descs {
+		gvk := d.GroupVersionKind()
+		if seen[gvk] {
+			continue
+		}
+		seen[gvk] = true
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(r.waiting), ctrl.WithPredicates(targetChanged()))
+	}
+	return r, b.Complete(r)
+}
+
+// waiting lists the Actions that target a custom resource.
+func (r *Reconciler) waiting(ctx context.Context, o client.Object) []reconcile.Request {
+	var list v1alpha1.ActionList
+	kind := o.GetObjectKind().GroupVersionKind().Kind
+	if err := r.Client.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{targetIndex: targetKey(kind, o.GetName())}); err != nil {
+		log.FromContext(ctx).Error(err, "list Actions of a target", "kind", kind, "name", o.GetName())
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if a := &list.Items[i]; !done(a) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(a)})
+		}
+	}
+	return out
+}
+
+// targetChanged passes a target's creation and a change of its Ready
+// condition or ARM id: what a waiting Action waits for.
+func targetChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*unstructured.Unstructured)
+			n, ok2 := e.ObjectNew.(*unstructured.Unstructured)
+			if !ok1 || !ok2 {
+				return true
+			}
+			oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
+			nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
+			return oid != nid || targetReady(o) != targetReady(n)
+		},
+	}
+}
