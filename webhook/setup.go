@@ -5,6 +5,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/armature-dev/armature/runtime/action"
 )
 
 // The paths the handlers are served at, and that the generated webhook
@@ -20,7 +22,8 @@ const (
 var errNoManager = errors.New("webhook.Setup: nil manager")
 
 // Setup serves reg's two handlers on the manager's webhook server, at
-// ValidatePath and DefaultPath. A nil reg serves DefaultRegistry. The
+// ValidatePath and DefaultPath, and the Action handler for reg's kinds at
+// ActionValidatePath. A nil reg serves DefaultRegistry. The
 // server starts with the manager and serves the certificate in its CertDir
 // (see WriteCertDir for a self-signed one).
 func Setup(mgr manager.Manager, reg *Registry) error {
@@ -33,5 +36,6 @@ func Setup(mgr manager.Manager, reg *Registry) error {
 	srv := mgr.GetWebhookServer()
 	srv.Register(ValidatePath, &admission.Webhook{Handler: reg.ValidatingHandler()})
 	srv.Register(DefaultPath, &admission.Webhook{Handler: reg.DefaultingHandler()})
+	srv.Register(ActionValidatePath, &admission.Webhook{Handler: ActionValidatingHandler(action.NewRegistry(reg.Descriptors()))})
 	return nil
 }
