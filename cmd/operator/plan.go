@@ -10,9 +10,12 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
+	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/operator"
@@ -24,6 +27,11 @@ import (
 //
 //	operator plan -f cr.yaml [--scope /subscriptions/…/resourceGroups/rg]
 //
+// For an Action (actions.azure.armature.dev) it prints the POST the Action
+// would send — path, api-version, query and body, secret parameters shown
+// by their Secret — after the webhook's checks, without reading ARM
+// (--target-id gives the id of a target named by kind and name).
+//
 // It lives in the operator binary, not in the generator CLI, because it
 // needs the generated kinds (the generator must build even when generated/
 // does not).
@@ -33,6 +41,7 @@ func plan(args []string, stdout io.Writer) error {
 	cfg.BindFlags(fs)
 	file := fs.String("f", "", "YAML file of custom resources (- for standard input)")
 	scope := fs.String("scope", "", "ARM id of the owner, for resources whose spec.owner names a custom resource")
+	targetID := fs.String("target-id", "", "ARM id of the target of Actions whose spec.target names a custom resource (its status.id); default: a placeholder")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +82,12 @@ func plan(args []string, stdout io.Writer) error {
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
+		if gvk.Group == actionsv1alpha1.GroupVersion.Group {
+			if err := planAction(stdout, u, *targetID); err != nil {
+				return err
+			}
+			continue
+		}
 		d := byGVK[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
 		if d == nil {
 			return fmt.Errorf("%s %s: not a generated kind", u.GetAPIVersion(), u.GetKind())
@@ -91,4 +106,31 @@ func plan(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 	}
+}
+
+// planAction prints the POST an Action would send.
+func planAction(w io.Writer, u *unstructured.Unstructured, targetID string) error {
+	if u.GetKind() != "Action" {
+		return fmt.Errorf("%s %s: not a kind of %s", u.GetAPIVersion(), u.GetKind(), actionsv1alpha1.GroupVersion.Group)
+	}
+	var a actionsv1alpha1.Action
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &a); err != nil {
+		return fmt.Errorf("Action %s: %w", u.GetName(), err)
+	}
+	p, errs := action.NewRegistry(apis.Descriptors()).PlanFor(&a, targetID)
+	if len(errs) > 0 {
+		return fmt.Errorf("Action %s: %w", u.GetName(), errs.ToAggregate())
+	}
+	fmt.Fprintf(w, "Action/%s: %s %s", u.GetName(), p.Method, p.URL())
+	if p.LongRunning {
+		fmt.Fprint(w, " (long-running: polled to its end)")
+	}
+	if p.Body != nil {
+		b, _ := json.MarshalIndent(p.Body, "  ", "  ")
+		fmt.Fprintf(w, "\n  %s", strings.TrimSpace(string(b)))
+	} else {
+		fmt.Fprint(w, "\n  (no body)")
+	}
+	fmt.Fprintln(w)
+	return nil
 }

@@ -42,3 +42,63 @@ spec: {location: westeurope}
 		t.Error("plan must not write")
 	}
 }
+
+func TestPlanAction(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sample := filepath.Join("..", "..", "api", "actions", "samples", "regeneratekey.yaml")
+	failover := write("failover.yaml", `apiVersion: actions.azure.armature.dev/v1alpha1
+kind: Action
+metadata: {name: fo, namespace: team-a}
+spec:
+  target: {armId: /subscriptions/s1/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media01}
+  action: failover
+  query: {failoverType: Planned}
+`)
+	bad := write("bad.yaml", `apiVersion: actions.azure.armature.dev/v1alpha1
+kind: Action
+metadata: {name: bad, namespace: team-a}
+spec:
+  target: {kind: StorageAccount, name: media}
+  action: regenerateKey
+  parameters: {keyName: 1}
+`)
+	cases := map[string]struct {
+		args    []string
+		want    []string
+		wantErr string
+	}{
+		"Sample": {args: []string{"-f", sample, "--target-id", "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media01"},
+			want: []string{"Action/media-rotate-key1-2025-06: POST /subscriptions/s1/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media01/regenerateKey?api-version=2023-05-01", `"keyName": "key1"`}},
+		"Placeholder": {args: []string{"-f", sample}, want: []string{"POST {status.id of StorageAccount team-a/media}/regenerateKey?api-version=2023-05-01"}},
+		"LongRunning": {args: []string{"-f", failover},
+			want: []string{"Action/fo: POST /subscriptions/s1/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media01/failover?api-version=2023-05-01&failoverType=Planned (long-running: polled to its end)", "(no body)"}},
+		"Invalid": {args: []string{"-f", bad}, wantErr: "spec.parameters.keyName: Invalid value: 1: must be of type string"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := plan(append(tc.args, "--arm-endpoint", "https://127.0.0.1:1"), &out)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want error %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}

@@ -26,8 +26,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/examples/composite"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -155,6 +157,9 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	if err := apis.AddToScheme(scheme); err != nil {
 		return err
 	}
+	if err := actionsv1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
 	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
@@ -214,6 +219,9 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler); err != nil {
 		return err
 	}
+	if err := setupActions(mgr, armClient, installed, c); err != nil {
+		return err
+	}
 	if c.Webhook {
 		var wopts []webhook.Option
 		for gvk, d := range apis.Defaults() {
@@ -247,6 +255,20 @@ func endpointLabel(e string) string {
 		return "Azure (DefaultAzureCredential)"
 	}
 	return e
+}
+
+// setupActions runs Actions (runtime/action) on the installed kinds when
+// the Action CRD is installed; without it the operator runs as before.
+func setupActions(mgr ctrl.Manager, armClient arm.Client, installed []*descriptor.Descriptor, c Config) error {
+	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
+	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		ctrl.Log.WithName("operator").Info("the Action CRD is not installed: Actions are not run (kubectl apply -f api/actions/crd.yaml)")
+		return nil
+	}
+	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval)); err != nil {
+		return fmt.Errorf("actions: %w", err)
+	}
+	return nil
 }
 
 // installedKinds keeps the descriptors whose CRD the apiserver serves.
