@@ -16,10 +16,10 @@ import (
 // sample custom resource per kind from the first example (by title),
 // samples/<group>_<version>_<kind>.yaml, and sets the kind's server defaults
 // (the values ARM's responses add). Kinds without examples get neither.
-func learnFromExamples(a *Analysis, root string) (map[string][]byte, []string) {
+func learnFromExamples(m *model.Model, root string) (map[string][]byte, []string) {
 	out := map[string][]byte{}
 	var notes []string
-	for _, p := range a.Model.Packages {
+	for _, p := range m.Packages {
 		for _, k := range p.Kinds {
 			exs, errs := examples.Load(root, k.Resource)
 			for _, err := range errs {

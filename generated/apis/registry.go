@@ -10,6 +10,7 @@ import (
 	keyvaultv20230701 "github.com/armature-dev/armature/generated/apis/keyvault/v20230701"
 	managedidentityv20230131 "github.com/armature-dev/armature/generated/apis/managedidentity/v20230131"
 	resourcesv20240301 "github.com/armature-dev/armature/generated/apis/resources/v20240301"
+	storagev20230101 "github.com/armature-dev/armature/generated/apis/storage/v20230101"
 	storagev20230501 "github.com/armature-dev/armature/generated/apis/storage/v20230501"
 	descriptor "github.com/armature-dev/armature/runtime/descriptor"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,7 @@ func Descriptors() []*descriptor.Descriptor {
 	out = append(out, managedidentityv20230131.Descriptors()...)
 	out = append(out, resourcesv20240301.Descriptors()...)
 	out = append(out, storagev20230501.Descriptors()...)
+	out = append(out, storagev20230101.Descriptors()...)
 	return out
 }
 
@@ -38,6 +40,11 @@ func Defaults() map[schema.GroupVersionKind]map[string]any {
 		Kind:    "StorageAccount",
 		Version: "v20230501",
 	}] = map[string]any{"properties.minimumTlsVersion": json.RawMessage("\"TLS1_2\"")}
+	out[schema.GroupVersionKind{
+		Group:   "storage.azure.armature.dev",
+		Kind:    "StorageAccount",
+		Version: "v20230101",
+	}] = map[string]any{"properties.minimumTlsVersion": json.RawMessage("\"TLS1_2\"")}
 	return out
 }
 
@@ -50,6 +57,7 @@ func AddToScheme(s *runtime.Scheme) error {
 		managedidentityv20230131.AddToScheme,
 		resourcesv20240301.AddToScheme,
 		storagev20230501.AddToScheme,
+		storagev20230101.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return err

@@ -42,6 +42,11 @@ type Config struct {
 	// Overrides correct what the swagger gets wrong and decide what users
 	// see, per kind and property path. Defaults to none.
 	Overrides []Override `json:"overrides,omitempty"`
+	// StorageVersions names, per API group (storage.azure.armature.dev, or
+	// its first label: storage), the Kubernetes version etcd stores when the
+	// files give a group several api-versions (v20230501). Defaults to the
+	// newest stable version of each kind.
+	StorageVersions map[string]string `json:"storageVersions,omitempty"`
 
 	// Dir is the repository root the relative paths above start from (the
 	// parent of the folder holding the file). Set by Load.

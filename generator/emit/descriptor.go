@@ -63,6 +63,10 @@ func descriptorValues(k *model.Kind) jen.Dict {
 		jen.Id("Scope"):        jen.Qual(pathDescriptors, scopeConst[r.Scope]),
 		jen.Id("Verbs"):        strs(r.Verbs()),
 	}
+	if len(k.Versions) > 1 {
+		d[jen.Id("Versions")] = strs(k.Versions)
+		d[jen.Id("StorageVersion")] = jen.Lit(k.StorageVersion)
+	}
 	if r.PatchTagsOnly {
 		d[jen.Id("PatchTagsOnly")] = jen.True()
 	}
@@ -247,3 +251,4 @@ func defaultsFunc(f *jen.File, p *model.Package) {
 		g.Return(jen.Nil())
 	})
 }
+

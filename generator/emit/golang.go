@@ -116,6 +116,9 @@ func kindFile(p *model.Package, k *model.Kind, importPath string) *jen.File {
 		`+kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"`,
 		`+kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"`,
 	}
+	if len(k.Versions) > 1 && k.Storage {
+		doc = append(doc, "+kubebuilder:storageversion")
+	}
 	f.Add(commented(doc, jen.Type().Id(k.Name).Struct(
 		jen.Qual(pathMetaV1, "TypeMeta").Tag(map[string]string{"json": ",inline"}),
 		jen.Qual(pathMetaV1, "ObjectMeta").Tag(map[string]string{"json": "metadata,omitempty"}),

@@ -51,6 +51,14 @@ type Kind struct {
 	Status   *Struct
 	// Owner is the kind of the owner when the owner type is generated.
 	Owner *Kind
+	// Storage marks the version etcd stores when the kind is served in
+	// several versions (always true for a kind with one version).
+	Storage bool
+	// Versions are the Kubernetes versions the kind is served in, newest
+	// first (just its own when it has one).
+	Versions []string
+	// StorageVersion is the version etcd stores.
+	StorageVersion string
 	// CreateOnly are the CEL transition rules on the spec, one per topmost
 	// createOnly path that CEL can reach.
 	CreateOnly []Validation

@@ -88,6 +88,12 @@ type Descriptor struct {
 	ARMType string
 	// APIVersion is the ARM api-version this version of the kind speaks.
 	APIVersion string
+	// Versions are the Kubernetes versions the kind is served in, newest
+	// first, when there are several (one per api-version in
+	// specs/armature.yaml); empty for a kind served in one version.
+	Versions []string
+	// StorageVersion is the version etcd stores, when Versions is set.
+	StorageVersion string
 	// PathTemplate is the ARM path with its parameters, as in the swagger.
 	PathTemplate string
 	// NameParameter is the path parameter that holds the resource name.
@@ -130,6 +136,12 @@ type ServerDefault struct {
 // GroupVersionKind returns the kind's GVK.
 func (d *Descriptor) GroupVersionKind() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: d.Group, Version: d.Version, Kind: d.Kind}
+}
+
+// IsStorage reports whether this is the version of the kind that etcd
+// stores (a kind with one version has only that one).
+func (d *Descriptor) IsStorage() bool {
+	return d.StorageVersion == "" || d.StorageVersion == d.Version
 }
 
 // HasVerb reports whether the resource path supports an HTTP method.

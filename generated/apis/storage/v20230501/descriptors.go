@@ -1677,8 +1677,10 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Path: "tags",
 		},
 	},
-	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsBlobServiceDescriptor describes StorageAccountsBlobService to the reconciler, the webhook and the ARM emulator.
@@ -1922,10 +1924,12 @@ var StorageAccountsBlobServiceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsBlobServicesContainerDescriptor describes StorageAccountsBlobServicesContainer to the reconciler, the webhook and the ARM emulator.
@@ -2414,9 +2418,11 @@ var StorageAccountsBlobServicesContainerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
-	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsBlobServicesContainersImmutabilityPolicyDescriptor describes StorageAccountsBlobServicesContainersImmutabilityPolicy to the reconciler, the webhook and the ARM emulator.
@@ -2646,10 +2652,12 @@ var StorageAccountsBlobServicesContainersImmutabilityPolicyDescriptor = descript
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"DELETE", "GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsEncryptionScopeDescriptor describes StorageAccountsEncryptionScope to the reconciler, the webhook and the ARM emulator.
@@ -2754,8 +2762,10 @@ var StorageAccountsEncryptionScopeDescriptor = descriptor.Descriptor{
 			Path: "properties.state",
 		},
 	},
-	Verbs:   []string{"GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsFileServiceDescriptor describes StorageAccountsFileService to the reconciler, the webhook and the ARM emulator.
@@ -2927,10 +2937,12 @@ var StorageAccountsFileServiceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsFileServicesShareDescriptor describes StorageAccountsFileServicesShare to the reconciler, the webhook and the ARM emulator.
@@ -3186,9 +3198,11 @@ var StorageAccountsFileServicesShareDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
-	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsInventoryPolicyDescriptor describes StorageAccountsInventoryPolicy to the reconciler, the webhook and the ARM emulator.
@@ -3408,10 +3422,12 @@ var StorageAccountsInventoryPolicyDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"DELETE", "GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsLocalUserDescriptor describes StorageAccountsLocalUser to the reconciler, the webhook and the ARM emulator.
@@ -3661,8 +3677,10 @@ var StorageAccountsLocalUserDescriptor = descriptor.Descriptor{
 			Path: "properties.homeDirectory",
 		},
 	},
-	Verbs:   []string{"DELETE", "GET", "PUT"},
-	Version: "v20230501",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsManagementPolicyDescriptor describes StorageAccountsManagementPolicy to the reconciler, the webhook and the ARM emulator.
@@ -4146,10 +4164,12 @@ var StorageAccountsManagementPolicyDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"DELETE", "GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsObjectReplicationPolicyDescriptor describes StorageAccountsObjectReplicationPolicy to the reconciler, the webhook and the ARM emulator.
@@ -4255,9 +4275,11 @@ var StorageAccountsObjectReplicationPolicyDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
-	Verbs:   []string{"DELETE", "GET", "PUT"},
-	Version: "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsPrivateEndpointConnectionDescriptor describes StorageAccountsPrivateEndpointConnection to the reconciler, the webhook and the ARM emulator.
@@ -4346,8 +4368,10 @@ var StorageAccountsPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 			Path: "properties.privateLinkServiceConnectionState.actionRequired",
 		},
 	},
-	Verbs:   []string{"DELETE", "GET", "PUT"},
-	Version: "v20230501",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsQueueServiceDescriptor describes StorageAccountsQueueService to the reconciler, the webhook and the ARM emulator.
@@ -4429,10 +4453,12 @@ var StorageAccountsQueueServiceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsQueueServicesQueueDescriptor describes StorageAccountsQueueServicesQueue to the reconciler, the webhook and the ARM emulator.
@@ -4484,9 +4510,11 @@ var StorageAccountsQueueServicesQueueDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
-	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsTableServiceDescriptor describes StorageAccountsTableService to the reconciler, the webhook and the ARM emulator.
@@ -4568,10 +4596,12 @@ var StorageAccountsTableServiceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:     descriptor.ScopeResourceGroup,
-	Singleton: "default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	Singleton:      "default",
+	StorageVersion: "v20230501",
+	Verbs:          []string{"GET", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // StorageAccountsTableServicesTableDescriptor describes StorageAccountsTableServicesTable to the reconciler, the webhook and the ARM emulator.
@@ -4653,9 +4683,11 @@ var StorageAccountsTableServicesTableDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope:   descriptor.ScopeResourceGroup,
-	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
-	Version: "v20230501",
+	Scope:          descriptor.ScopeResourceGroup,
+	StorageVersion: "v20230501",
+	Verbs:          []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version:        "v20230501",
+	Versions:       []string{"v20230501", "v20230101"},
 }
 
 // DefaultsFor returns the configured defaults of a kind of this package: spec
