@@ -49,6 +49,11 @@ type Reconciler struct {
 	// Config holds the settings; Default() is applied by New.
 	Config Config
 
+	// versions are the reconcilers of the kind's other served versions
+	// (set on the storage version's reconciler by SetupAll): an object the
+	// user writes in another version is reconciled in that version.
+	versions map[string]*Reconciler
+
 	// written holds, per object UID, the resourceVersion of this
 	// reconciler's last write to the object (uint64): a cached copy older
 	// than that is stale, and a fresh one needs no uncached read.
@@ -72,6 +77,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	obj.SetGroupVersionKind(r.gvk())
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if res, err, done := r.delegate(ctx, obj, req); done {
+		return res, err
 	}
 	st := newState(obj)
 	defer r.remember(st)

@@ -24,25 +24,54 @@ import (
 // ownerIndex is the field index of spec.owner.name.
 const ownerIndex = "spec.owner.name"
 
-// SetupAll registers one reconciler per descriptor with the manager. The
+// SetupAll registers one reconciler per kind with the manager. The
 // manager's client must read unstructured objects from its cache
 // (ctrl.Options.Client.Cache.Unstructured = true): owners are looked up
 // through an index there.
 // Descriptors whose owner is another generated kind get a watch on it, so
 // an owner turning Ready requeues exactly its children.
 func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config) error {
-	versions := map[schema.GroupKind]string{}
+	// A kind served in several versions gets one controller, on its storage
+	// version; the other versions' reconcilers are reached through it.
+	storage := map[schema.GroupKind]*descriptor.Descriptor{}
 	for _, d := range descs {
 		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
-		if _, ok := versions[gk]; !ok {
-			versions[gk] = d.Version
+		if cur, ok := storage[gk]; !ok || (d.IsStorage() && !cur.IsStorage()) {
+			storage[gk] = d
+		}
+	}
+	rec := mgr.GetEventRecorderFor("armature")
+	make1 := func(d *descriptor.Descriptor) *Reconciler {
+		owner := storage[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}]
+		ownerVersion := ""
+		if owner != nil {
+			ownerVersion = owner.Version
+		}
+		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
+		r.APIReader = mgr.GetAPIReader()
+		return r
+	}
+	main := map[schema.GroupKind]*Reconciler{}
+	for _, d := range descs {
+		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
+		if storage[gk] == d {
+			main[gk] = make1(d)
 		}
 	}
 	for _, d := range descs {
-		ownerVersion := versions[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}]
-		rec := mgr.GetEventRecorderFor("armature")
-		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
-		r.APIReader = mgr.GetAPIReader()
+		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
+		if m := main[gk]; storage[gk] != d {
+			if m.versions == nil {
+				m.versions = map[string]*Reconciler{}
+			}
+			m.versions[d.Version] = make1(d)
+		}
+	}
+	for _, d := range descs {
+		r, ok := main[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
+		if !ok || r.Desc != d {
+			continue
+		}
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("%s: %w", d.GroupVersionKind(), err)
 		}

@@ -1,0 +1,86 @@
+package reconciler
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// AnnotationAPIVersion pins the version a resource is reconciled in: a
+// Kubernetes version of its kind (v20230101) or its ARM api-version
+// (2023-01-01). Without it, the version the spec was last written in
+// (from metadata.managedFields) is used, else the storage version.
+const AnnotationAPIVersion = "armature.dev/api-version"
+
+// versionFor returns the Kubernetes version whose api-version ARM is
+// spoken in for obj: never silently another than the user's.
+func (r *Reconciler) versionFor(obj *unstructured.Unstructured) string {
+	if v := obj.GetAnnotations()[AnnotationAPIVersion]; v != "" {
+		for version, s := range r.versions {
+			if v == version || v == s.Desc.APIVersion {
+				return version
+			}
+		}
+		if v == r.Desc.APIVersion {
+			return r.Desc.Version
+		}
+		return v // unknown: reconcile reports it
+	}
+	if v := specWriterVersion(obj.GetManagedFields(), r.Desc.Group); v != "" {
+		return v
+	}
+	return r.Desc.Version
+}
+
+// specWriterVersion returns the version of the latest managedFields entry
+// that owns spec fields (the user's last spec write), or "".
+func specWriterVersion(entries []metav1.ManagedFieldsEntry, group string) string {
+	var best *metav1.ManagedFieldsEntry
+	for i := range entries {
+		e := &entries[i]
+		if e.Subresource != "" || e.FieldsV1 == nil || !bytes.Contains(e.FieldsV1.Raw, []byte(`"f:spec"`)) {
+			continue
+		}
+		if best == nil || (e.Time != nil && best.Time != nil && best.Time.Before(e.Time)) || (best.Time == nil && e.Time != nil) {
+			best = e
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	gv, err := schema.ParseGroupVersion(best.APIVersion)
+	if err != nil || gv.Group != group {
+		return ""
+	}
+	return gv.Version
+}
+
+// delegate hands the reconcile to the reconciler of another version of
+// the kind when obj is to be reconciled in that version. It returns false
+// when this reconciler's version is the one.
+func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructured, req reconcile.Request) (reconcile.Result, error, bool) {
+	if len(r.versions) == 0 {
+		return reconcile.Result{}, nil, false
+	}
+	v := r.versionFor(obj)
+	if v == r.Desc.Version {
+		return reconcile.Result{}, nil, false
+	}
+	other, ok := r.versions[v]
+	if !ok {
+		st := newState(obj)
+		known := []string{r.Desc.Version}
+		for k := range r.versions {
+			known = append(known, k)
+		}
+		res, err := r.fail(ctx, st, terminal("UnknownAPIVersion", "annotation "+AnnotationAPIVersion+" names "+v+", which "+r.Desc.Kind+" is not served in (versions: "+strings.Join(known, ", ")+")"))
+		return res, err, true
+	}
+	res, err := other.Reconcile(ctx, req)
+	return res, err, true
+}
