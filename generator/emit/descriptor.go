@@ -251,4 +251,3 @@ func defaultsFunc(f *jen.File, p *model.Package) {
 		g.Return(jen.Nil())
 	})
 }
-

@@ -29,12 +29,12 @@ const (
 
 // state is one reconcile's view of the object.
 type state struct {
-	obj    *unstructured.Unstructured
-	orig   map[string]any // status as read
+	obj  *unstructured.Unstructured
+	orig map[string]any // status as read
 	// readVersion is the resourceVersion obj had when it was read.
 	readVersion string
-	policy string
-	owner  *unstructured.Unstructured
+	policy      string
+	owner       *unstructured.Unstructured
 	// ownerExists is set when the owner custom resource exists (Ready or not).
 	ownerExists bool
 	cond        *metav1.Condition
