@@ -75,6 +75,10 @@ type Config struct {
 	// ExampleComposites runs the configurator with the AppStack example of
 	// examples/composite (its CRD must be installed). Default false.
 	ExampleComposites bool
+	// SkipNameValidation lets several managers with the same controllers
+	// run in one process, one after the other (tests that restart the
+	// operator). Not a flag. Default false.
+	SkipNameValidation bool
 }
 
 // BindFlags registers the flags on fs, with defaults from the environment.
@@ -167,7 +171,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		LeaderElection:         c.LeaderElection,
 		LeaderElectionID:       "armature-operator.armature.dev",
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Controller:             config.Controller{UsePriorityQueue: ptr.To(true)},
+		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(c.SkipNameValidation)},
 	}
 	if len(c.WatchNamespaces) > 0 {
 		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{}}
