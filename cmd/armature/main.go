@@ -201,14 +201,28 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		t := res.Timings
-		kinds := 0
+		kinds, pkgs := 0, len(res.Model.Packages)
 		for _, pk := range res.Model.Packages {
 			kinds += len(pk.Kinds)
 		}
-		fmt.Fprintf(stderr, "armature: %d kinds in %d packages → %s (%d written, %d unchanged, %d removed) in %s\n",
-			kinds, len(res.Model.Packages), opts.OutDir, res.Emit.Written, res.Emit.Unchanged, len(res.Emit.Removed), time.Since(start).Round(time.Millisecond))
+		versions := ""
+		for _, o := range res.Older {
+			pkgs += len(o.Model.Packages)
+			n := 0
+			for _, pk := range o.Model.Packages {
+				n += len(pk.Kinds)
+				versions += fmt.Sprintf(", also served at %s", pk.Version)
+			}
+			versions += fmt.Sprintf(" (%d kinds)", n)
+		}
+		fmt.Fprintf(stderr, "armature: %d kinds%s, %d packages → %s (%d written, %d unchanged, %d removed) in %s\n",
+			kinds, versions, pkgs, opts.OutDir, res.Emit.Written, res.Emit.Unchanged, len(res.Emit.Removed), time.Since(start).Round(time.Millisecond))
 		fmt.Fprintf(stderr, "armature: load %s, tree %s, classify %s, model %s, emit go %s, controller-tools %s, crds %s, docs %s, write %s\n",
 			ms(t.Load), ms(t.Tree), ms(t.Classify), ms(t.Model), ms(t.Emit.Go), ms(t.Emit.ControllerTools), ms(t.Emit.CRDs), ms(t.Emit.Docs), ms(t.Emit.Write))
+		for _, c := range res.Changes {
+			fmt.Fprintf(stderr, "armature: API changes %s %s → %s: %d kinds changed, %d breaking (generated/docs/%s_%s_to_%s.md)\n",
+				c.Provider, c.Older, c.Newer, c.Report.Summary.Changed, c.Report.Summary.Breaking, strings.ToLower(c.Provider), c.Older, c.Newer)
+		}
 		for _, n := range res.Emit.Notes {
 			fmt.Fprintln(stderr, "armature: note:", n)
 		}
