@@ -35,6 +35,7 @@ import (
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
+	"github.com/armature-dev/armature/webhook/conversion"
 )
 
 // Config is the operator's whole configuration. Defaults are set by
@@ -65,7 +66,8 @@ type Config struct {
 	// LeaderElection makes replicas elect one active leader. Default false
 	// locally; the Deployment turns it on.
 	LeaderElection bool
-	// Webhook serves the admission webhook. Default false.
+	// Webhook serves the admission webhook and the CRD conversion webhook
+	// (at /convert). Default false.
 	Webhook bool
 	// WebhookPort is the webhook server's port. Default 9443.
 	WebhookPort int
@@ -234,6 +236,8 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		if err := webhook.Setup(mgr, webhook.New(installed, wopts...)); err != nil {
 			return err
 		}
+		// The CRD conversion webhook of kinds served in several versions.
+		mgr.GetWebhookServer().Register(conversion.Path, conversion.New(apis.Descriptors()))
 	}
 	if c.ExampleComposites {
 		reg, err := configurator.SetupWithManager(mgr, configurator.WithLeaderElection(c.LeaderElection))
