@@ -144,22 +144,25 @@ func podSecurity(t *testing.T, dep *unstructured.Unstructured) {
 	}
 }
 
+// webhookEntry is one webhook of a built configuration, as tested here.
+type webhookEntry struct {
+	Name         string `json:"name"`
+	ClientConfig struct {
+		CABundle []byte `json:"caBundle"`
+		Service  struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+			Path      string `json:"path"`
+			Port      int32  `json:"port"`
+		} `json:"service"`
+	} `json:"clientConfig"`
+	Rules []map[string]any `json:"rules"`
+}
+
 // webhookConfig is the part of a built webhook configuration tested here.
 type webhookConfig struct {
 	Metadata metav1.ObjectMeta `json:"metadata"`
-	Webhooks []struct {
-		Name         string `json:"name"`
-		ClientConfig struct {
-			CABundle []byte `json:"caBundle"`
-			Service  struct {
-				Namespace string `json:"namespace"`
-				Name      string `json:"name"`
-				Path      string `json:"path"`
-				Port      int32  `json:"port"`
-			} `json:"service"`
-		} `json:"clientConfig"`
-		Rules []map[string]any `json:"rules"`
-	} `json:"webhooks"`
+	Webhooks []webhookEntry    `json:"webhooks"`
 }
 
 func decodeWebhook(t *testing.T, o *unstructured.Unstructured) webhookConfig {
@@ -168,16 +171,17 @@ func decodeWebhook(t *testing.T, o *unstructured.Unstructured) webhookConfig {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &w); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Webhooks) != 1 {
-		t.Fatalf("%s has %d webhooks, want 1", o.GetName(), len(w.Webhooks))
-	}
 	return w
 }
 
+// actionCRD is the Action kind's CRD.
+const actionCRD = "actions.actions.azure.armature.dev"
+
 // checkWebhookServing checks that the built webhook configurations call
 // the Service the build declares, at package webhook's paths, for exactly
-// the served kinds, and that the Service reaches the operator's webhook
-// port, which the operator serves.
+// the served kinds (and the Action kind when its CRD is in the build), and
+// that the Service reaches the operator's webhook port, which the operator
+// serves.
 func checkWebhookServing(t *testing.T, objs []*unstructured.Unstructured, served []webhookRule) []webhookConfig {
 	t.Helper()
 	dep := one(t, objs, "Deployment", "armature-operator")
@@ -193,44 +197,80 @@ func checkWebhookServing(t *testing.T, objs []*unstructured.Unstructured, served
 			webhookPort = p.ContainerPort
 		}
 	}
+	type entry struct {
+		name, path string
+		rules      []webhookRule
+	}
+	validating := []entry{{webhook.ValidatingWebhookName, webhook.ValidatePath, served}}
+	if len(find(objs, "CustomResourceDefinition", actionCRD)) == 1 {
+		ar := webhook.ActionValidatingWebhook().Rules[0]
+		validating = append(validating, entry{webhook.ActionWebhookName, webhook.ActionValidatePath, []webhookRule{{
+			ar.APIGroups[0], ar.APIVersions[0], []string{"CREATE", "UPDATE"}, []string{"actions"},
+		}}})
+	}
 	var out []webhookConfig
-	for _, k := range []struct{ kind, name, path string }{
-		{"ValidatingWebhookConfiguration", webhook.ValidatingConfigurationName, webhook.ValidatePath},
-		{"MutatingWebhookConfiguration", webhook.MutatingConfigurationName, webhook.DefaultPath},
+	for _, k := range []struct {
+		kind, name string
+		entries    []entry
+	}{
+		{"ValidatingWebhookConfiguration", webhook.ValidatingConfigurationName, validating},
+		{"MutatingWebhookConfiguration", webhook.MutatingConfigurationName, []entry{{webhook.DefaultingWebhookName, webhook.DefaultPath, served}}},
 	} {
 		w := decodeWebhook(t, one(t, objs, k.kind, k.name))
 		out = append(out, w)
-		ref := w.Webhooks[0].ClientConfig.Service
-		if ref.Path != k.path {
-			t.Errorf("%s calls path %q, the operator serves %q", k.name, ref.Path, k.path)
+		var names []string
+		for _, e := range w.Webhooks {
+			names = append(names, e.Name)
 		}
-		svc := one(t, objs, "Service", ref.Name)
-		if svc.GetNamespace() != ref.Namespace {
-			t.Errorf("%s calls Service %s/%s, the Service is in %s", k.name, ref.Namespace, ref.Name, svc.GetNamespace())
+		var want []string
+		for _, e := range k.entries {
+			want = append(want, e.name)
 		}
-		ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
-		reached := false
-		for _, p := range ports {
-			pm := p.(map[string]any)
-			if pm["port"] == int64(ref.Port) && (pm["targetPort"] == int64(webhookPort) || pm["targetPort"] == "webhook") {
-				reached = true
+		if diff := cmp.Diff(want, names); diff != "" {
+			t.Errorf("%s webhooks: -want +got:\n%s", k.name, diff)
+			continue
+		}
+		for i, e := range k.entries {
+			got := w.Webhooks[i]
+			ref := got.ClientConfig.Service
+			if ref.Path != e.path {
+				t.Errorf("%s calls path %q, the operator serves %q", e.name, ref.Path, e.path)
 			}
-		}
-		if !reached {
-			t.Errorf("Service %s port %d does not reach the operator's webhook port %d: %v", ref.Name, ref.Port, webhookPort, ports)
-		}
-		selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
-		labels := podTemplate(t, dep).Labels
-		for key, v := range selector {
-			if labels[key] != v {
-				t.Errorf("Service %s selects %s=%s, the operator's pods have %q", ref.Name, key, v, labels[key])
+			checkService(t, objs, dep, e.name, ref.Namespace, ref.Name, ref.Port, webhookPort)
+			if diff := cmp.Diff(e.rules, decodeRules(t, got)); diff != "" {
+				t.Errorf("%s rules: -want (package webhook's, for the served kinds) +got:\n%s", e.name, diff)
 			}
-		}
-		if diff := cmp.Diff(served, decodeRules(t, w)); diff != "" {
-			t.Errorf("%s rules: -want (package webhook's, for the served kinds) +got:\n%s", k.name, diff)
 		}
 	}
 	return out
+}
+
+// checkService checks that a webhook's Service is in the build and reaches
+// the operator's webhook port.
+func checkService(t *testing.T, objs []*unstructured.Unstructured, dep *unstructured.Unstructured, hook, ns, name string, port, webhookPort int32) {
+	t.Helper()
+	svc := one(t, objs, "Service", name)
+	if svc.GetNamespace() != ns {
+		t.Errorf("%s calls Service %s/%s, the Service is in %s", hook, ns, name, svc.GetNamespace())
+	}
+	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
+	reached := false
+	for _, p := range ports {
+		pm := p.(map[string]any)
+		if pm["port"] == int64(port) && (pm["targetPort"] == int64(webhookPort) || pm["targetPort"] == "webhook") {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Errorf("Service %s port %d does not reach the operator's webhook port %d: %v", name, port, webhookPort, ports)
+	}
+	selector, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+	labels := podTemplate(t, dep).Labels
+	for key, v := range selector {
+		if labels[key] != v {
+			t.Errorf("Service %s selects %s=%s, the operator's pods have %q", name, key, v, labels[key])
+		}
+	}
 }
 
 // webhookRule is a rule in a comparable form.
@@ -240,10 +280,10 @@ type webhookRule struct {
 	Resources      []string
 }
 
-func decodeRules(t *testing.T, w webhookConfig) []webhookRule {
+func decodeRules(t *testing.T, w webhookEntry) []webhookRule {
 	t.Helper()
 	var out []webhookRule
-	for _, r := range w.Webhooks[0].Rules {
+	for _, r := range w.Rules {
 		var rule struct {
 			APIGroups   []string `json:"apiGroups"`
 			APIVersions []string `json:"apiVersions"`

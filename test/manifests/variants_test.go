@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/armature-dev/armature/generated/apis"
@@ -48,8 +50,11 @@ func TestKindsVariant(t *testing.T) {
 		wantCRDs = append(wantCRDs, webhook.Resource(d)+"."+d.Group)
 		wantResources = append(wantResources, d.Group+"/"+webhook.Resource(d))
 	}
+	// A kind with several versions has a Descriptor per version.
 	sort.Strings(wantCRDs)
+	wantCRDs = slices.Compact(wantCRDs)
 	sort.Strings(wantResources)
+	wantResources = slices.Compact(wantResources)
 	if len(ds) < 2 {
 		t.Fatalf("%q selects %d kinds: the test wants several", kinds, len(ds))
 	}
@@ -137,6 +142,50 @@ spec:
 	apply(t, objs, "")
 }
 
+// TestCommittedConversionComponent builds config/crd with
+// components/conversion and checks that exactly the CRDs serving several
+// versions convert through the operator, and that the apiserver accepts
+// them (by dry-run: the operator does not serve conversions here).
+func TestCommittedConversionComponent(t *testing.T) {
+	apply(t, build(t, filepath.Join(configDir(), "crd")), "")
+	overlay := t.TempDir()
+	rel, err := filepath.Rel(overlay, configDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " + filepath.ToSlash(filepath.Join(rel, "crd")) +
+		"\ncomponents:\n- " + filepath.ToSlash(filepath.Join(rel, "components", "conversion")) + "\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kust), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	multi := 0
+	for _, crd := range build(t, overlay) {
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		served := 0
+		for _, v := range versions {
+			if v.(map[string]any)["served"] == true {
+				served++
+			}
+		}
+		strategy, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy")
+		path, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "service", "path")
+		switch {
+		case served > 1 && (strategy != "Webhook" || path != render.ConversionPath):
+			t.Errorf("%s serves %d versions but converts by %q at %q", crd.GetName(), served, strategy, path)
+		case served <= 1 && strategy != "":
+			t.Errorf("%s serves one version but has conversion %q", crd.GetName(), strategy)
+		}
+		if served <= 1 {
+			continue
+		}
+		multi++
+		if err := k8s.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(crd), client.FieldOwner(fieldOwner), client.ForceOwnership, client.DryRunAll); err != nil {
+			t.Errorf("dry-run apply %s with conversion: %v", crd.GetName(), err)
+		}
+	}
+	t.Logf("%d CRDs serve several versions", multi)
+}
+
 // TestSelfSigned builds the self-signed overlay and checks that the CA in
 // the webhook configurations signed the certificate the operator serves,
 // for the Service's name.
@@ -166,11 +215,13 @@ func TestSelfSigned(t *testing.T) {
 	}
 	pool := x509.NewCertPool()
 	for _, w := range configs {
-		if !pool.AppendCertsFromPEM(w.Webhooks[0].ClientConfig.CABundle) {
-			t.Fatalf("%s: caBundle is not a PEM certificate", w.Metadata.Name)
-		}
-		if string(w.Webhooks[0].ClientConfig.CABundle) != string(decode(webhook.CAFile)) {
-			t.Errorf("%s: caBundle is not the Secret's %s", w.Metadata.Name, webhook.CAFile)
+		for _, e := range w.Webhooks {
+			if !pool.AppendCertsFromPEM(e.ClientConfig.CABundle) {
+				t.Fatalf("%s %s: caBundle is not a PEM certificate", w.Metadata.Name, e.Name)
+			}
+			if string(e.ClientConfig.CABundle) != string(decode(webhook.CAFile)) {
+				t.Errorf("%s %s: caBundle is not the Secret's %s", w.Metadata.Name, e.Name, webhook.CAFile)
+			}
 		}
 	}
 	block, _ := pem.Decode(decode(webhook.CertFile))

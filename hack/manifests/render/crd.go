@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,6 +32,8 @@ type crd struct {
 	extraRules        []rbacv1.PolicyRule
 	// samplesDir holds an extra CRD's samples.
 	samplesDir string
+	// webhook is an extra CRD's validating webhook entry.
+	webhook *admissionregistrationv1.ValidatingWebhook
 }
 
 func (c *crd) gk() schema.GroupKind { return schema.GroupKind{Group: c.group, Kind: c.kind} }
@@ -61,7 +64,7 @@ func readCRDs(o Options) ([]*crd, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.extraRules, c.samplesDir = x.Rules, x.SamplesDir
+		c.extraRules, c.samplesDir, c.webhook = x.Rules, x.SamplesDir, x.Webhook
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {

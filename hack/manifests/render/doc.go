@@ -18,7 +18,8 @@
 //	crd/kustomization.yaml          every API group's folder
 //	crd/<group>/                    one kustomization per group, its CRDs copied in
 //	rbac/role.yaml                  the operator's ClusterRole (see BaseRules, KindVerbs)
-//	webhook/manifests.yaml          the webhook configurations (package webhook)
+//	webhook/manifests.yaml          the webhook configurations (package webhook; the
+//	                                Action kind's entry when its CRD is rendered)
 //	manager/operator.env            the operator's environment (ARMATURE_KINDS …)
 //	components/conversion/          CRD conversion-webhook patches (CRDs with >1 version)
 //	samples/                        the generated samples of the selected kinds

@@ -10,12 +10,15 @@ import (
 	"sort"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/operator"
 	"github.com/armature-dev/armature/webhook"
+	"github.com/armature-dev/armature/webhook/conversion"
 )
 
 // Header is the first line of every generated file.
@@ -27,9 +30,9 @@ const (
 	Namespace = "armature-system"
 	// RoleName names the operator's ClusterRole (and its binding).
 	RoleName = "armature-operator"
-	// ConversionPath is where the operator will serve CRD conversion
-	// reviews for kinds with several versions.
-	ConversionPath = "/convert"
+	// ConversionPath is where the operator serves CRD conversion reviews
+	// for kinds with several versions (package webhook/conversion).
+	ConversionPath = conversion.Path
 	// CertificateName is cert-manager's Certificate (and Secret) of the
 	// webhook's serving certificate.
 	CertificateName = "armature-webhook-cert"
@@ -45,6 +48,10 @@ type ExtraCRD struct {
 	// SamplesDir holds samples of the CRD's kind, copied into samples/
 	// (named "<group>_<file>") with the CRD. Empty or missing: none.
 	SamplesDir string
+	// Webhook, when set, is the CRD kind's entry in the validating webhook
+	// configuration, appended when the CRD is rendered. Its rules must
+	// name the CRD's resource and served versions.
+	Webhook *admissionregistrationv1.ValidatingWebhook
 }
 
 // Options say what to render. Paths are relative to the working folder or
@@ -91,6 +98,7 @@ func DefaultOptions(root string, ds []*descriptor.Descriptor) Options {
 			Path:       filepath.Join(root, filepath.FromSlash(ActionCRD)),
 			Rules:      ActionRules(),
 			SamplesDir: filepath.Join(root, "api", "actions", "samples"),
+			Webhook:    ptr.To(webhook.ActionValidatingWebhook()),
 		}},
 		SamplesDir:  filepath.Join(root, "generated", "samples"),
 		Descriptors: ds,
@@ -147,7 +155,7 @@ func Render(o Options) (Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	if files["webhook/manifests.yaml"], err = webhookConfigurations(served); err != nil {
+	if files["webhook/manifests.yaml"], err = webhookConfigurations(served, kept); err != nil {
 		return nil, err
 	}
 	files["manager/operator.env"] = operatorEnv(o.Kinds)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
@@ -380,4 +381,53 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestExtraWebhook(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		version string
+		want    string // error, or "" for two validating webhooks
+	}{
+		"Served": {reason: "the Action kind's entry joins the validating configuration", version: "v1alpha1"},
+		"NotServed": {
+			reason: "an entry for a version the CRD does not serve is refused", version: "v1",
+			want: "matches version v1, which actions.actions.azure.armature.dev does not serve",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := fixture(t)
+			path := writeCRD(t, t.TempDir(), "actions.azure.armature.dev", "Action", "actions", "v1alpha1")
+			entry := admissionregistrationv1.ValidatingWebhook{Name: "validate-action.armature.dev", Rules: []admissionregistrationv1.RuleWithOperations{{
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"actions.azure.armature.dev"}, APIVersions: []string{tc.version}, Resources: []string{"actions"}},
+			}}}
+			o.Extra = []ExtraCRD{{Path: path, Webhook: &entry}}
+			files, err := Render(o)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s\nerror = %v, want %q", tc.reason, err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, err := documents(files["webhook/manifests.yaml"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v admissionregistrationv1.ValidatingWebhookConfiguration
+			if err := yaml.Unmarshal(docs[0], &v); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, w := range v.Webhooks {
+				names = append(names, w.Name)
+			}
+			if diff := cmp.Diff([]string{"validate.armature.dev", "validate-action.armature.dev"}, names); diff != "" {
+				t.Errorf("%s\nvalidating webhooks: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

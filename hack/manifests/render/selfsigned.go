@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/base64"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -66,11 +67,28 @@ func SelfSigned(o SelfSignedOptions) (Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	patch, err := yaml.Marshal([]map[string]any{{
-		"op": "add", "path": "/webhooks/0/clientConfig/caBundle", "value": base64.StdEncoding.EncodeToString(certs.CA),
-	}})
+	counts, err := webhookCounts(filepath.Join(o.Config, "webhook", "manifests.yaml"))
 	if err != nil {
 		return nil, err
+	}
+	files := Files{}
+	patches := map[string]string{}
+	for _, name := range []string{webhook.ValidatingConfigurationName, webhook.MutatingConfigurationName} {
+		var ops []map[string]any
+		for i := 0; i < counts[name]; i++ {
+			ops = append(ops, map[string]any{
+				"op": "add", "path": fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), "value": base64.StdEncoding.EncodeToString(certs.CA),
+			})
+		}
+		if len(ops) == 0 {
+			return nil, fmt.Errorf("render: %s/webhook/manifests.yaml has no webhook in %s", o.Config, name)
+		}
+		patch, err := yaml.Marshal(ops)
+		if err != nil {
+			return nil, err
+		}
+		patches[name] = "ca-bundle-" + name + ".yaml"
+		files[patches[name]] = append([]byte(Header+"# The self-signed CA, trusted by every webhook of "+name+".\n"), patch...)
 	}
 	kust := fmt.Sprintf(`%s# The operator with its webhook and a self-signed serving certificate, made by
 #   go run ./hack/manifests self-signed -out <folder>
@@ -86,20 +104,46 @@ resources:
 components:
 - %[3]s/components/webhook-server
 patches:
-- path: ca-bundle.yaml
+- path: %[6]s
   target:
     group: admissionregistration.k8s.io
     kind: ValidatingWebhookConfiguration
     name: %[4]s
-- path: ca-bundle.yaml
+- path: %[7]s
   target:
     group: admissionregistration.k8s.io
     kind: MutatingWebhookConfiguration
     name: %[5]s
-`, Header, o.Namespace, rel, webhook.ValidatingConfigurationName, webhook.MutatingConfigurationName)
-	return Files{
-		"kustomization.yaml": []byte(kust),
-		"webhook-cert.yaml":  append([]byte(Header+"# The webhook's serving certificate and its CA (self-signed).\n"), secret...),
-		"ca-bundle.yaml":     append([]byte(Header+"# The self-signed CA, trusted by the webhook configuration.\n"), patch...),
-	}, nil
+`, Header, o.Namespace, rel, webhook.ValidatingConfigurationName, webhook.MutatingConfigurationName,
+		patches[webhook.ValidatingConfigurationName], patches[webhook.MutatingConfigurationName])
+	files["kustomization.yaml"] = []byte(kust)
+	files["webhook-cert.yaml"] = append([]byte(Header+"# The webhook's serving certificate and its CA (self-signed).\n"), secret...)
+	return files, nil
+}
+
+// webhookCounts reads how many webhooks each configuration in a rendered
+// webhook/manifests.yaml has.
+func webhookCounts(path string) (map[string]int, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("render: the webhook configurations: %w", err)
+	}
+	docs, err := documents(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[string]int{}
+	for _, d := range docs {
+		var c struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Webhooks []any `json:"webhooks"`
+		}
+		if err := yaml.Unmarshal(d, &c); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out[c.Metadata.Name] = len(c.Webhooks)
+	}
+	return out, nil
 }
