@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
@@ -22,10 +23,27 @@ type Registry struct {
 }
 
 // NewRegistry returns a registry of descs. When a group and kind has
-// several versions, the first one given is used.
+// several versions, its storage version is used (its api-version is sent
+// and its custom resources are read), else the first one given.
 func NewRegistry(descs []*descriptor.Descriptor) *Registry {
-	return &Registry{descs: descs}
+	var out []*descriptor.Descriptor
+	at := map[schema.GroupKind]int{}
+	for _, d := range descs {
+		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
+		i, seen := at[gk]
+		switch {
+		case !seen:
+			at[gk] = len(out)
+			out = append(out, d)
+		case d.IsStorage() && !out[i].IsStorage():
+			out[i] = d
+		}
+	}
+	return &Registry{descs: out}
 }
+
+// Descriptors returns one Descriptor per kind: the version Actions use.
+func (r *Registry) Descriptors() []*descriptor.Descriptor { return r.descs }
 
 var (
 	targetPath     = field.NewPath("spec", "target")

@@ -1,6 +1,7 @@
 package action_test
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/action"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 const account = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media01"
@@ -116,5 +118,35 @@ func TestPlanFor(t *testing.T) {
 	a.Spec.Action = "nope"
 	if _, errs := reg.PlanFor(a, ""); len(errs) != 1 {
 		t.Errorf("a plan checks the spec first: %v", errs)
+	}
+}
+
+func TestRegistryPrefersTheStorageVersion(t *testing.T) {
+	ds := apis.Descriptors()
+	// Put every non-storage version first: the registry still picks the
+	// storage version of each kind.
+	var reordered = append([]*descriptor.Descriptor(nil), ds...)
+	sort.SliceStable(reordered, func(i, j int) bool { return !reordered[i].IsStorage() && reordered[j].IsStorage() })
+	reg := action.NewRegistry(reordered)
+	multi := false
+	for _, d := range ds {
+		multi = multi || !d.IsStorage()
+	}
+	if !multi {
+		t.Skip("no kind is generated at several versions")
+	}
+	kinds := map[string]bool{}
+	for _, d := range reg.Descriptors() {
+		if !d.IsStorage() {
+			t.Errorf("%s %s: not the storage version %s", d.Kind, d.Version, d.StorageVersion)
+		}
+		if kinds[d.Group+"/"+d.Kind] {
+			t.Errorf("%s twice", d.Kind)
+		}
+		kinds[d.Group+"/"+d.Kind] = true
+	}
+	d, ferr := reg.ForTarget(v1alpha1.ActionTarget{ARMID: account})
+	if ferr != nil || !d.IsStorage() {
+		t.Errorf("by ARM id: %v %v", d, ferr)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -47,13 +46,8 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("action.actions.azure.armature.dev").
 		For(&v1alpha1.Action{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{}))
-	seen := map[schema.GroupVersionKind]bool{}
-	for _, d := range descs {
+	for _, d := range r.Registry.Descriptors() {
 		gvk := d.GroupVersionKind()
-		if seen[gvk] {
-			continue
-		}
-		seen[gvk] = true
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
 		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(r.waiting), ctrl.WithPredicates(targetChanged()))
