@@ -28,7 +28,9 @@
 // is patched to phase Running with sentAt, under an optimistic lock on the
 // object's resourceVersion: a stale cached copy, a second worker or a
 // second operator replica cannot also claim it, because its patch
-// conflicts. Then:
+// conflicts. Status writes after that (the resume token, the result)
+// are retried on a fresh read while it still shows this claim, so someone
+// labelling the Action meanwhile does not lose an answer. Then:
 //
 //   - crash before the intent is stored: nothing was sent; the next
 //     reconcile starts over.

@@ -39,6 +39,9 @@ type Reconciler struct {
 	// Client reads and writes Actions, their targets, Secrets and
 	// ConfigMaps.
 	Client client.Client
+	// APIReader reads Actions from the apiserver, past the cache, when a
+	// status write after sending conflicts. Defaults to Client.
+	APIReader client.Reader
 	// ARM polls operations.
 	ARM arm.Client
 	// Poster sends the actions.

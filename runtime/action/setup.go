@@ -34,6 +34,7 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 	if err != nil {
 		return nil, err
 	}
+	r.APIReader = mgr.GetAPIReader()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Action{}, targetIndex, func(o client.Object) []string {
 		a, ok := o.(*v1alpha1.Action)
 		if !ok || a.Spec.Target.Kind == "" {

@@ -54,15 +54,41 @@ func observe(d *descriptor.Descriptor, a *descriptor.Action, verb string, err er
 // optimistic lock: a stale copy of the Action (an old cache entry, another
 // worker or replica) never overwrites a newer status. conflict is true
 // when the lock failed; the caller requeues and reads again.
+//
+// Once this reconcile holds the claim (the status it read has sentAt), a
+// conflict can only come from someone else's change of the object (a
+// label): the patch is retried on a fresh read that still shows the same
+// claim, so the answer of an action that was sent is never lost.
 func (r *Reconciler) patchStatus(ctx context.Context, a *v1alpha1.Action, mutate func(*v1alpha1.ActionStatus)) (conflict bool, err error) {
-	base := a.DeepCopy()
-	mutate(&a.Status)
-	a.Status.ObservedGeneration = a.Generation
-	err = r.Client.Status().Patch(ctx, a, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-	if apierrors.IsConflict(err) {
-		return true, nil
+	for attempt := 1; ; attempt++ {
+		base := a.DeepCopy()
+		mutate(&a.Status)
+		a.Status.ObservedGeneration = a.Generation
+		err = r.Client.Status().Patch(ctx, a, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if !apierrors.IsConflict(err) {
+			return false, err
+		}
+		claim := base.Status.SentAt
+		if claim == nil || attempt == 3 {
+			return true, nil
+		}
+		fresh := &v1alpha1.Action{}
+		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(a), fresh); err != nil {
+			return false, err
+		}
+		if fresh.Status.SentAt == nil || !fresh.Status.SentAt.Equal(claim) || done(fresh) {
+			return true, nil
+		}
+		*a = *fresh
 	}
-	return false, err
+}
+
+// reader reads past the cache: APIReader, else Client.
+func (r *Reconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }
 
 // setReady sets Ready and ActionRequired.
