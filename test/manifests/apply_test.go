@@ -340,12 +340,39 @@ func TestCertManager(t *testing.T) {
 			t.Errorf("the Certificate's dnsNames %q do not name the Service %s.%s.svc", dns, ref.Name, ref.Namespace)
 		}
 	}
+	converting := 0
+	for _, crd := range find(objs, "CustomResourceDefinition", "") {
+		strategy, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy")
+		want := ""
+		if strategy == "Webhook" {
+			want = cert.GetNamespace() + "/" + cert.GetName()
+			converting++
+		}
+		if got := crd.GetAnnotations()["cert-manager.io/inject-ca-from"]; got != want {
+			t.Errorf("CRD %s (conversion %q): cert-manager.io/inject-ca-from = %q, want %q", crd.GetName(), strategy, got, want)
+		}
+	}
+	if converting != multiVersionCRDs(t, objs) {
+		t.Errorf("%d CRDs convert through the operator, %d have several versions", converting, multiVersionCRDs(t, objs))
+	}
 	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
 	if !mountsSecret(t, one(t, objs, "Deployment", "armature-operator"), secretName) {
 		t.Errorf("the operator does not mount the Certificate's Secret %s at --cert-dir", secretName)
 	}
 	issuer, _, _ := unstructured.NestedString(cert.Object, "spec", "issuerRef", "name")
 	one(t, objs, "Issuer", issuer)
+}
+
+// multiVersionCRDs counts the built CRDs with more than one version.
+func multiVersionCRDs(t *testing.T, objs []*unstructured.Unstructured) int {
+	t.Helper()
+	n := 0
+	for _, crd := range find(objs, "CustomResourceDefinition", "") {
+		if versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions"); len(versions) > 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // mountsSecret tells whether the operator mounts the Secret at the folder

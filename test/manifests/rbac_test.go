@@ -115,7 +115,7 @@ func TestOperatorRole(t *testing.T) {
 		access{"get", "", "serviceaccounts/token", render.Namespace},
 	)
 	// Only the Action kind writes Secrets and touches ConfigMaps.
-	for _, a := range []access{{"create", "", "secrets", team}, {"patch", "", "secrets", team}, {"get", "", "configmaps", team}, {"create", "", "configmaps", team}} {
+	for _, a := range []access{{"create", "", "secrets", team}, {"update", "", "secrets", team}, {"get", "", "configmaps", team}, {"create", "", "configmaps", team}} {
 		if actions {
 			allowed = append(allowed, a)
 		} else {

@@ -224,6 +224,21 @@ func TestSelfSigned(t *testing.T) {
 			}
 		}
 	}
+	converting := 0
+	for _, crd := range find(objs, "CustomResourceDefinition", "") {
+		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s != "Webhook" {
+			continue
+		}
+		converting++
+		ca, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		if ca != data[webhook.CAFile] {
+			t.Errorf("CRD %s: the conversion webhook's caBundle is not the Secret's %s", crd.GetName(), webhook.CAFile)
+		}
+	}
+	if converting != multiVersionCRDs(t, objs) {
+		t.Errorf("%d CRDs convert through the operator, %d have several versions", converting, multiVersionCRDs(t, objs))
+	}
+	t.Logf("%d CRDs convert through the operator", converting)
 	block, _ := pem.Decode(decode(webhook.CertFile))
 	if block == nil {
 		t.Fatal("tls.crt is not PEM")

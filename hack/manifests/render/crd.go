@@ -29,7 +29,10 @@ type crd struct {
 	name, group, kind string
 	plural            string
 	versions          []string // served versions
-	extraRules        []rbacv1.PolicyRule
+	// allVersions are every version, served or not (objects may be
+	// stored in any).
+	allVersions []string
+	extraRules  []rbacv1.PolicyRule
 	// samplesDir holds an extra CRD's samples.
 	samplesDir string
 	// webhook is an extra CRD's validating webhook entry.
@@ -114,6 +117,7 @@ func readCRD(root, path string) (*crd, error) {
 		name: obj.Name, group: obj.Spec.Group, kind: obj.Spec.Names.Kind, plural: obj.Spec.Names.Plural,
 	}
 	for _, v := range obj.Spec.Versions {
+		c.allVersions = append(c.allVersions, v.Name)
 		if v.Served {
 			c.versions = append(c.versions, v.Name)
 		}
@@ -201,45 +205,42 @@ func kustomization(comment string, resources []string) []byte {
 	return b.Bytes()
 }
 
-// conversionFiles renders components/conversion: for every CRD serving
+// conversionFiles renders components/conversion: for every CRD with
 // more than one version, a patch that sends conversions to the operator's
-// ConversionPath. The component is not part of any overlay until the
-// operator serves conversions: see docs/deploy.md.
+// ConversionPath (webhook/conversion.Enable's settings) and labels the CRD
+// ConversionLabel, so that overlays can give exactly these CRDs their CA.
 func conversionFiles(files Files, crds []*crd) {
 	var b bytes.Buffer
 	b.WriteString(Header)
 	b.WriteString(`# CRD conversion through the operator's webhook (` + ConversionPath + `), for the CRDs
-# that serve more than one version. NOT ENABLED: add this component to an
-# overlay that serves the webhook (config/certmanager) once the operator
-# serves ` + ConversionPath + `:
-#   components:
-#   - ../components/conversion
-# The patches carry cert-manager's CA injection annotation; without
-# cert-manager, set spec.conversion.webhook.clientConfig.caBundle instead.
+# with more than one version. Only for overlays that serve the webhook
+# (config/certmanager and the self-signed overlay include it); they give
+# the CRDs labelled ` + ConversionLabel + ` their CA.
 apiVersion: kustomize.config.k8s.io/v1alpha1
 kind: Component
 `)
 	var multi []*crd
 	for _, c := range crds {
-		if len(c.versions) > 1 {
+		if len(c.allVersions) > 1 {
 			multi = append(multi, c)
 		}
 	}
 	if len(multi) == 0 {
-		b.WriteString("# No CRD serves more than one version yet.\npatches: []\n")
+		b.WriteString("# No CRD has more than one version yet.\npatches: []\n")
 	} else {
 		b.WriteString("patches:\n")
 	}
+	label, value, _ := strings.Cut(ConversionLabel, "=")
 	for _, c := range multi {
 		name := c.name + ".yaml"
 		fmt.Fprintf(&b, "- path: %s\n", name)
-		files["components/conversion/"+name] = []byte(Header + fmt.Sprintf(`# %s serves %s: conversions go to the operator.
+		files["components/conversion/"+name] = []byte(Header + fmt.Sprintf(`# %s has versions %s: conversions go to the operator.
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: %s
-  annotations:
-    cert-manager.io/inject-ca-from: %s/%s
+  labels:
+    %s: %s
 spec:
   conversion:
     strategy: Webhook
@@ -252,7 +253,7 @@ spec:
           name: armature-webhook
           path: %s
           port: 443
-`, c.kind, strings.Join(c.versions, ", "), c.name, Namespace, CertificateName, Namespace, ConversionPath))
+`, c.kind, strings.Join(c.allVersions, ", "), c.name, label, value, Namespace, ConversionPath))
 	}
 	files["components/conversion/kustomization.yaml"] = b.Bytes()
 }

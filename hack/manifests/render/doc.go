@@ -21,7 +21,8 @@
 //	webhook/manifests.yaml          the webhook configurations (package webhook; the
 //	                                Action kind's entry when its CRD is rendered)
 //	manager/operator.env            the operator's environment (ARMATURE_KINDS …)
-//	components/conversion/          CRD conversion-webhook patches (CRDs with >1 version)
+//	components/conversion/          CRD conversion-webhook patches (CRDs with >1 version,
+//	                                labelled ConversionLabel for the overlays' CA)
 //	samples/                        the generated samples of the selected kinds
 //
 // # Choosing kinds

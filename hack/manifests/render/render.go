@@ -33,6 +33,9 @@ const (
 	// ConversionPath is where the operator serves CRD conversion reviews
 	// for kinds with several versions (package webhook/conversion).
 	ConversionPath = conversion.Path
+	// ConversionLabel marks the CRDs components/conversion sends to the
+	// operator for conversion (a kustomize label selector).
+	ConversionLabel = "armature.dev/conversion=webhook"
 	// CertificateName is cert-manager's Certificate (and Secret) of the
 	// webhook's serving certificate.
 	CertificateName = "armature-webhook-cert"
@@ -76,14 +79,15 @@ type Options struct {
 // ActionCRD is the Action kind's CRD (issue 11), relative to the root.
 const ActionCRD = "api/actions/crd.yaml"
 
-// ActionRules are what the Action kind needs beyond the rules of every
-// kind: it writes action results to the Secret or ConfigMap its spec names
-// (server-side apply: create, patch) and reads them back.
+// ActionRules are what the Action kind (runtime/action) needs beyond the
+// rules of every kind: it writes action results to the Secret or ConfigMap
+// its spec names (controllerutil.CreateOrUpdate: create, update) after
+// reading them through the cache (get, list, watch).
 func ActionRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{
 		APIGroups: []string{""},
 		Resources: []string{"configmaps", "secrets"},
-		Verbs:     []string{"create", "get", "list", "patch", "update", "watch"},
+		Verbs:     []string{"create", "get", "list", "update", "watch"},
 	}}
 }
 

@@ -149,9 +149,9 @@ func TestRender(t *testing.T) {
 				"webhook/manifests.yaml",
 			},
 			wantRBAC: []string{
-				"/configmaps:create", "/configmaps:get", "/configmaps:list", "/configmaps:patch", "/configmaps:update", "/configmaps:watch",
+				"/configmaps:create", "/configmaps:get", "/configmaps:list", "/configmaps:update", "/configmaps:watch",
 				"/events:create", "/events:patch",
-				"/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:update", "/secrets:watch",
+				"/secrets:create", "/secrets:get", "/secrets:list", "/secrets:update", "/secrets:watch",
 			},
 			wantEnv: "ARMATURE_KINDS=actions.*/*\n",
 		},
@@ -295,6 +295,10 @@ func TestConversionOnlyForSeveralVersions(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, patch["spec"].(map[string]any)["conversion"]); diff != "" {
 		t.Errorf("conversion patch: -want +got:\n%s", diff)
+	}
+	labels := patch["metadata"].(map[string]any)["labels"]
+	if diff := cmp.Diff(map[string]any{"armature.dev/conversion": "webhook"}, labels); diff != "" {
+		t.Errorf("conversion patch labels (for the overlays' CA patches): -want +got:\n%s", diff)
 	}
 	k := string(files["components/conversion/kustomization.yaml"])
 	if strings.Contains(k, "resourcegroups") || !strings.Contains(k, "- path: storageaccounts.storage.azure.armature.dev.yaml") {

@@ -25,11 +25,12 @@ type SelfSignedOptions struct {
 	ValidFor time.Duration
 }
 
-// SelfSigned renders an overlay that serves the webhook without
-// cert-manager: config/default, config/webhook and the webhook-server
-// component, a Secret holding a fresh CA and serving certificate for the
-// webhook Service (package webhook's SelfSigned), and the CA patched into
-// both webhook configurations. The files hold a private key: they are for
+// SelfSigned renders an overlay that serves the admission and conversion
+// webhooks without cert-manager: config/default, config/webhook, the
+// webhook-server and conversion components, a Secret holding a fresh CA
+// and serving certificate for the webhook Service (package webhook's
+// SelfSigned), and the CA patched into every webhook of both
+// configurations and into the converting CRDs. The files hold a private key: they are for
 // one cluster and are not to be committed.
 func SelfSigned(o SelfSignedOptions) (Files, error) {
 	if o.Namespace == "" {
@@ -90,7 +91,15 @@ func SelfSigned(o SelfSignedOptions) (Files, error) {
 		patches[name] = "ca-bundle-" + name + ".yaml"
 		files[patches[name]] = append([]byte(Header+"# The self-signed CA, trusted by every webhook of "+name+".\n"), patch...)
 	}
-	kust := fmt.Sprintf(`%s# The operator with its webhook and a self-signed serving certificate, made by
+	conv, err := yaml.Marshal([]map[string]any{{
+		"op": "add", "path": "/spec/conversion/webhook/clientConfig/caBundle", "value": base64.StdEncoding.EncodeToString(certs.CA),
+	}})
+	if err != nil {
+		return nil, err
+	}
+	files["ca-bundle-conversion.yaml"] = append([]byte(Header+"# The self-signed CA, trusted by the CRDs' conversion webhook.\n"), conv...)
+	kust := fmt.Sprintf(`%s# The operator with its admission and conversion webhooks and a self-signed
+# serving certificate, made by
 #   go run ./hack/manifests self-signed -out <folder>
 # The Secret holds a private key: do not commit this folder. Run the
 # command again to rotate the certificate, and re-apply.
@@ -103,6 +112,7 @@ resources:
 - webhook-cert.yaml
 components:
 - %[3]s/components/webhook-server
+- %[3]s/components/conversion
 patches:
 - path: %[6]s
   target:
@@ -114,8 +124,13 @@ patches:
     group: admissionregistration.k8s.io
     kind: MutatingWebhookConfiguration
     name: %[5]s
+- path: ca-bundle-conversion.yaml
+  target:
+    group: apiextensions.k8s.io
+    kind: CustomResourceDefinition
+    labelSelector: %[8]s
 `, Header, o.Namespace, rel, webhook.ValidatingConfigurationName, webhook.MutatingConfigurationName,
-		patches[webhook.ValidatingConfigurationName], patches[webhook.MutatingConfigurationName])
+		patches[webhook.ValidatingConfigurationName], patches[webhook.MutatingConfigurationName], ConversionLabel)
 	files["kustomization.yaml"] = []byte(kust)
 	files["webhook-cert.yaml"] = append([]byte(Header+"# The webhook's serving certificate and its CA (self-signed).\n"), secret...)
 	return files, nil
