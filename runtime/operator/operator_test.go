@@ -35,9 +35,10 @@ func TestSelected(t *testing.T) {
 	}
 	var kinds []string
 	for _, d := range got {
-		kinds = append(kinds, d.Kind)
+		kinds = append(kinds, d.Kind+"/"+d.Version)
 	}
-	if diff := cmp.Diff([]string{"Deployment", "ResourceGroup", "StorageAccount"}, kinds); diff != "" {
+	// Every served version of a selected kind is selected.
+	if diff := cmp.Diff([]string{"Deployment/v20240301", "ResourceGroup/v20240301", "StorageAccount/v20230501", "StorageAccount/v20230101"}, kinds); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if _, err := (&Config{Kinds: "["}).Selected(apis.Descriptors()); err == nil {
