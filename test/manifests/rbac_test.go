@@ -138,9 +138,9 @@ func TestOperatorRole(t *testing.T) {
 // cmd/operator) as its ServiceAccount, with only the RBAC of config/, over
 // every installed kind and every namespace, against the ARM emulator: a
 // ResourceGroup, a StorageAccount and a VirtualMachine whose admin password
-// is a Secret reference become Ready, and the password reaches ARM. A
-// missing rule (a list, a status patch, a Secret read) leaves them not
-// Ready.
+// is a Secret reference become Ready, and the password reaches ARM; an
+// Action writes its results to a Secret and a ConfigMap. A missing rule (a
+// list, a status patch, a Secret read or write) leaves them not Ready.
 func TestOperatorRunsUnderItsRole(t *testing.T) {
 	installRBAC(t)
 	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: fakearm.Options{LROPolls: 1, RetryAfter: -1}})
@@ -202,6 +202,28 @@ func TestOperatorRunsUnderItsRole(t *testing.T) {
 	}
 	for _, o := range []*unstructured.Unstructured{rg, sa, vm} {
 		waitReady(t, o)
+	}
+	// An Action writes its results to a Secret and a ConfigMap it owns: the
+	// rules the Action CRD brings.
+	action := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "actions.azure.armature.dev/v1alpha1", "kind": "Action",
+		"metadata": map[string]any{"name": "rotate", "namespace": ns},
+		"spec": map[string]any{
+			"target": map[string]any{"kind": "StorageAccount", "name": sa.GetName()}, "action": "regenerateKey",
+			"parameters":   map[string]any{"keyName": "key1"},
+			"resultSecret": map[string]any{"name": "keys"}, "resultConfigMap": map[string]any{"name": "keys"},
+		},
+	}}
+	if err := k8s.Create(context.Background(), action); err != nil {
+		t.Fatalf("create Action: %v", err)
+	}
+	waitReady(t, action)
+	for _, obj := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}} {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "keys"}, obj); err != nil {
+			t.Errorf("the Action's result %T: %v", obj, err)
+		} else if owner := metav1.GetControllerOf(obj); owner == nil || owner.Name != action.GetName() {
+			t.Errorf("the Action's result %T is not owned by it: %v", obj, owner)
+		}
 	}
 	sent := false
 	for _, e := range fa.Journal() {
