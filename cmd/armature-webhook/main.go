@@ -74,6 +74,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// groupsOf returns the distinct groups of descriptors (a kind served in
+// several versions has one descriptor per version).
+func groupsOf(ds []*descriptor.Descriptor) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range ds {
+		out[d.Group] = true
+	}
+	return out
+}
+
 // selectKinds picks the Descriptors named in a comma-separated list of Kind
 // or group/Kind (case-insensitive); an empty list picks all. A name that
 // matches nothing, or a Kind that is in more than one group, is an error.
@@ -93,7 +103,7 @@ func selectKinds(all []*descriptor.Descriptor, list string) ([]*descriptor.Descr
 		switch {
 		case len(found) == 0:
 			return nil, fmt.Errorf("--kinds: no generated kind %q", name)
-		case len(found) > 1 && !strings.Contains(name, "/"):
+		case !strings.Contains(name, "/") && len(groupsOf(found)) > 1:
 			return nil, fmt.Errorf("--kinds: %q is in more than one group: write group/Kind", name)
 		}
 		out = append(out, found...)

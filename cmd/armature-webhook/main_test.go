@@ -16,7 +16,7 @@ func TestSelectKinds(t *testing.T) {
 		wantErr bool
 	}{
 		"All":         {list: "", want: nil},
-		"ByKind":      {list: "StorageAccount, virtualmachinescaleset", want: []string{"StorageAccount", "VirtualMachineScaleSet"}},
+		"ByKind":      {list: "StorageAccount, virtualmachinescaleset", want: []string{"StorageAccount", "StorageAccount", "VirtualMachineScaleSet"}}, // StorageAccount: both versions
 		"ByGroupKind": {list: "resources.azure.armature.dev/ResourceGroup", want: []string{"ResourceGroup"}},
 		"Unknown":     {list: "Widget", wantErr: true},
 	}
