@@ -21,7 +21,16 @@ verify: generate ## Regenerate and fail if generated/ differs from what is commi
 	@git diff --exit-code --stat -- generated/ || { echo "generated/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
 	@untracked=$$(git ls-files --others --exclude-standard -- generated/); \
 	  if [ -n "$$untracked" ]; then echo "untracked generated files:" >&2; echo "$$untracked" >&2; exit 1; fi
-	@echo "verify: generated/ is up to date"
+	@$(GO) run ./hack/manifests -check || { echo "config/ is stale: run 'make manifests' and commit the result" >&2; exit 1; }
+	@echo "verify: generated/ and config/ are up to date"
+
+.PHONY: manifests
+manifests: ## Render the generated parts of config/ (CRDs per group, RBAC, webhook configurations, conversion, samples) from generated/.
+	$(GO) run ./hack/manifests
+
+.PHONY: docker-build
+docker-build: ## Build the operator image (needs docker and a registry to pull the base images from).
+	docker build -t armature-operator:dev .
 
 .PHONY: build
 build: ## Build every package and command.

@@ -254,6 +254,13 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
+	if c.Webhook {
+		// Not ready before the webhook serves: the Service must not send
+		// admission or conversion requests to a replica that cannot answer.
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return err
+		}
+	}
 	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(c.ARMEndpoint), "namespaces", c.WatchNamespaces)
 	return mgr.Start(ctx)
 }
