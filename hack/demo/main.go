@@ -2,8 +2,9 @@
 // kube-apiserver and etcd (envtest, built by hack/setup-envtest.sh), the
 // local ARM emulator and the operator, all in this process tree; it applies
 // resources, shows them converge, edits a writable field, attempts a
-// create-only edit, deletes, prints a summary, and stops everything (also on
-// Ctrl-C).
+// create-only edit, reads an object in its other served version, runs an
+// Action, deletes, runs a composition, prints a summary, and stops
+// everything (also on Ctrl-C).
 package main
 
 import (
@@ -31,7 +32,6 @@ import (
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
-	"github.com/armature-dev/armature/test/envtestutil"
 )
 
 const subscription = "00000000-0000-0000-0000-00000000d3e0"
@@ -53,12 +53,12 @@ func run(ctx context.Context) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(discard{})))
 	started := time.Now()
 
-	step("Starting a real kube-apiserver and etcd (envtest) with the %d generated CRDs", len(apis.Descriptors()))
-	env, restCfg, err := envtestutil.Start(filepath.Join(envtestutil.RepoRoot(), "generated", "crds"), filepath.Join(envtestutil.RepoRoot(), "examples", "composite", "crd.yaml"))
+	step("Starting a real kube-apiserver and etcd (envtest) with the %d generated CRDs, the Action CRD and the webhooks", len(crdFiles()))
+	restCfg, wio, stopEnv, err := startControlPlane()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = env.Stop() }()
+	defer stopEnv()
 	fmt.Printf("  apiserver at %s (%s)\n", restCfg.Host, time.Since(started).Round(time.Millisecond))
 
 	step("Starting the local ARM emulator (fakearm)")
@@ -74,7 +74,7 @@ func run(ctx context.Context) error {
 	defer os.Remove(ca)
 	fmt.Printf("  ARM at %s\n", fa.URL)
 
-	step("Starting the operator (one generic reconciler per kind)")
+	step("Starting the operator (one generic reconciler per kind, the Action reconciler, admission and conversion webhooks)")
 	opCtx, opCancel := context.WithCancel(ctx)
 	opDone := make(chan error, 1)
 	go func() {
@@ -82,12 +82,19 @@ func run(ctx context.Context) error {
 			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
 			ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "demo",
 			MetricsAddr: "0", ProbeAddr: "0", ExampleComposites: true,
+			Webhook: true, WebhookPort: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
 		})
 	}()
 	defer func() {
 		opCancel()
-		<-opDone
+		select { // waitForWebhook may have received the operator's end already
+		case <-opDone:
+		case <-time.After(10 * time.Second):
+		}
 	}()
+	if err := waitForWebhook(ctx, wio, opDone); err != nil {
+		return err
+	}
 
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
@@ -106,7 +113,7 @@ func run(ctx context.Context) error {
 		obj("storage.azure.armature.dev/v20230501", "StorageAccount", ns, "media", map[string]any{
 			"azureName": "teamamedia01", "owner": map[string]any{"name": "team-a"}, "location": "westeurope",
 			"kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
-			"properties": map[string]any{"accessTier": "Hot", "minimumTlsVersion": "TLS1_2"},
+			"properties": map[string]any{"accessTier": "Hot", "minimumTlsVersion": "TLS1_2", "enableExtendedGroups": true},
 		}),
 		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobService", ns, "media-blob", map[string]any{"owner": map[string]any{"name": "media"}}),
 		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobServicesContainer", ns, "images", map[string]any{
@@ -158,6 +165,21 @@ func run(ctx context.Context) error {
 		fmt.Printf("  refused by the apiserver before anything reached Azure:\n    %v\n", err)
 	} else {
 		fmt.Println("  unexpectedly accepted")
+	}
+
+	cur = get(ctx, k8s, sa)
+	_ = unstructured.SetNestedField(cur.Object, "teamamedia02", "spec", "azureName")
+	if err := k8s.Update(ctx, cur); err != nil {
+		fmt.Printf("  and spec.azureName (an operator field, checked by the webhook):\n    %v\n", err)
+	} else {
+		fmt.Println("  azureName change unexpectedly accepted")
+	}
+
+	if err := showVersions(ctx, k8s, sa); err != nil {
+		return err
+	}
+	if err := runAction(ctx, k8s, fa, ns); err != nil {
+		return err
 	}
 
 	step("Deleting everything (children first; each deletion is a DELETE in ARM)")
