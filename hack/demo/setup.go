@@ -119,4 +119,3 @@ func waitForWebhook(ctx context.Context, wio *envtest.WebhookInstallOptions, opD
 	}
 	return errors.New("the operator's webhook did not start within 30s")
 }
-
