@@ -72,16 +72,22 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := examples.NewValidator(raw)
+		vs, err := examples.NewValidators(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		validators[v.Group+"/"+v.Kind] = v
+		for _, v := range vs {
+			validators[v.Group+"/"+v.Version+"/"+v.Kind] = v
+		}
 	}
 	rep := &ExampleReport{}
-	for _, p := range a.Model.Packages {
+	pkgs := a.Model.Packages
+	for _, o := range a.Older {
+		pkgs = append(pkgs, o.Model.Packages...)
+	}
+	for _, p := range pkgs {
 		for _, k := range p.Kinds {
-			v := validators[p.Group+"/"+k.Name]
+			v := validators[p.Group+"/"+p.Version+"/"+k.Name]
 			exs, errs := examples.Load(a.Loader.Root(), k.Resource)
 			base := ExampleResult{Provider: k.Resource.Provider, ARMType: k.Resource.ARMType, Kind: k.Name}
 			for _, err := range errs {
@@ -97,7 +103,7 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 				r := base
 				r.Title, r.File = ex.Title, ex.File
 				if v == nil {
-					r.Err = fmt.Sprintf("no CRD for %s/%s in %s", p.Group, k.Name, crdDir)
+					r.Err = fmt.Sprintf("no CRD version for %s/%s %s in %s", p.Group, p.Version, k.Name, crdDir)
 				} else {
 					r.Result = v.Check(examples.ToCR(k, ex).Object)
 				}

@@ -19,11 +19,26 @@ type Validator struct {
 	Group, Version, Kind string
 	structural           *structuralschema.Structural
 	validator            validation.SchemaValidator
+	storage              bool
 }
 
 // NewValidator reads CRD YAML and prepares a validator for its storage
 // version.
 func NewValidator(crdYAML []byte) (*Validator, error) {
+	all, err := NewValidators(crdYAML)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range all {
+		if v.storage {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("CRD %s/%s: no storage version", all[0].Group, all[0].Kind)
+}
+
+// NewValidators reads CRD YAML and prepares a validator for every version.
+func NewValidators(crdYAML []byte) ([]*Validator, error) {
 	var v1 apiextv1.CustomResourceDefinition
 	if err := yaml.Unmarshal(crdYAML, &v1); err != nil {
 		return nil, fmt.Errorf("read CRD: %w", err)
@@ -32,10 +47,8 @@ func NewValidator(crdYAML []byte) (*Validator, error) {
 	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &crd, nil); err != nil {
 		return nil, err
 	}
+	var out []*Validator
 	for _, ver := range crd.Spec.Versions {
-		if !ver.Storage {
-			continue
-		}
 		schema := crd.Spec.Validation
 		if ver.Schema != nil {
 			schema = ver.Schema
@@ -51,9 +64,12 @@ func NewValidator(crdYAML []byte) (*Validator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", crd.Name, err)
 		}
-		return &Validator{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, structural: s, validator: val}, nil
+		out = append(out, &Validator{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, structural: s, validator: val, storage: ver.Storage})
 	}
-	return nil, fmt.Errorf("%s: no storage version", crd.Name)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no versions", crd.Name)
+	}
+	return out, nil
 }
 
 // Result is the verdict on one custom resource.
