@@ -17,6 +17,7 @@ import (
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // targetIndex indexes Actions by the kind and name of their target.
@@ -79,15 +80,6 @@ func targetChanged() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return true },
 		DeleteFunc: func(event.DeleteEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*unstructured.Unstructured)
-			n, ok2 := e.ObjectNew.(*unstructured.Unstructured)
-			if !ok1 || !ok2 {
-				return true
-			}
-			oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
-			nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
-			return oid != nid || targetReady(o) != targetReady(n)
-		},
+		UpdateFunc: func(e event.UpdateEvent) bool { return reconciler.ReadinessChanged(e.ObjectOld, e.ObjectNew) },
 	}
 }

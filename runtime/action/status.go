@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -201,17 +200,7 @@ func finished(r *Reconciler, a *v1alpha1.Action, phase v1alpha1.ActionPhase) {
 }
 
 // targetReady reports the Ready condition of a target custom resource.
-func targetReady(o *unstructured.Unstructured) bool {
-	raw, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	for _, c := range raw {
-		m, _ := c.(map[string]any)
-		var cond metav1.Condition
-		if m != nil && runtime.DefaultUnstructuredConverter.FromUnstructured(m, &cond) == nil && cond.Type == reconciler.ConditionReady {
-			return cond.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
+func targetReady(o *unstructured.Unstructured) bool { return reconciler.IsReady(o) }
 
 func unmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))

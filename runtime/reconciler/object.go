@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"strings"
 	"time"
 
@@ -123,6 +124,24 @@ func conditions(obj *unstructured.Unstructured) []metav1.Condition {
 // ready reports the Ready condition of an object.
 func ready(obj *unstructured.Unstructured) bool {
 	return meta.IsStatusConditionTrue(conditions(obj), ConditionReady)
+}
+
+// IsReady reports whether a generated kind's custom resource has
+// Ready=True.
+func IsReady(obj *unstructured.Unstructured) bool { return ready(obj) }
+
+// ReadinessChanged reports whether an update changed what dependents of a
+// resource care about: its Ready condition or its ARM id (status.id).
+// Updates of other types count as changed.
+func ReadinessChanged(oldObj, newObj client.Object) bool {
+	o, ok1 := oldObj.(*unstructured.Unstructured)
+	n, ok2 := newObj.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return true
+	}
+	oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
+	nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
+	return oid != nid || ready(o) != ready(n)
 }
 
 func hash(v any) string {

@@ -155,15 +155,6 @@ func builderOwnerPredicates() builder.Predicates {
 			return !ok || ready(u)
 		},
 		DeleteFunc: func(event.DeleteEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*unstructured.Unstructured)
-			n, ok2 := e.ObjectNew.(*unstructured.Unstructured)
-			if !ok1 || !ok2 {
-				return true
-			}
-			oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
-			nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
-			return oid != nid || ready(o) != ready(n)
-		},
+		UpdateFunc: func(e event.UpdateEvent) bool { return ReadinessChanged(e.ObjectOld, e.ObjectNew) },
 	})
 }
