@@ -104,6 +104,14 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	c.WatchNamespaces = splitList(env("ARMATURE_WATCH_NAMESPACES", ""))
+	fs.Func("preferred-versions", "comma-separated group=version: the version to reconcile a kind in when an object does not say which version its spec was written in (env ARMATURE_PREFERRED_VERSIONS; default the storage version)", func(s string) error {
+		m, err := parseVersions(s)
+		c.Reconciler.PreferredVersions = m
+		return err
+	})
+	if m, err := parseVersions(env("ARMATURE_PREFERRED_VERSIONS", "")); err == nil {
+		c.Reconciler.PreferredVersions = m
+	}
 	fs.StringVar(&c.Kinds, "kinds", env("ARMATURE_KINDS", ""), "comma-separated patterns over group/Kind to run, e.g. 'storage.*/*,resources.*/ResourceGroup' (default: every installed kind)")
 	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8080", "metrics address; 0 disables")
 	fs.StringVar(&c.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
@@ -263,6 +271,22 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	}
 	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(c.ARMEndpoint), "namespaces", c.WatchNamespaces)
 	return mgr.Start(ctx)
+}
+
+// parseVersions reads "group=version,group=version".
+func parseVersions(s string) (map[string]string, error) {
+	var out map[string]string
+	for _, kv := range splitList(s) {
+		g, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(g) == "" || strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("%q is not group=version (e.g. storage.azure.armature.dev=v20230101)", kv)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.TrimSpace(g)] = strings.TrimSpace(v)
+	}
+	return out, nil
 }
 
 func endpointLabel(e string) string {

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"flag"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,5 +44,21 @@ func TestSelected(t *testing.T) {
 	}
 	if _, err := (&Config{Kinds: "["}).Selected(apis.Descriptors()); err == nil {
 		t.Error("a bad pattern is an error")
+	}
+}
+
+func TestPreferredVersionsFlag(t *testing.T) {
+	var c Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.BindFlags(fs)
+	if err := fs.Parse([]string{"--preferred-versions", "storage.azure.armature.dev=v20230101, keyvault.azure.armature.dev=v20230701"}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"storage.azure.armature.dev": "v20230101", "keyvault.azure.armature.dev": "v20230701"}
+	if diff := cmp.Diff(want, c.Reconciler.PreferredVersions); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := fs.Parse([]string{"--preferred-versions", "storage"}); err == nil || !strings.Contains(err.Error(), "is not group=version") {
+		t.Errorf("a value without = must be refused: %v", err)
 	}
 }

@@ -19,6 +19,11 @@ type Config struct {
 	// PollInterval is the wait between polls of an operation when ARM gives
 	// no Retry-After. Defaults to 2 seconds.
 	PollInterval time.Duration
+	// PreferredVersions names, per API group (storage.azure.armature.dev),
+	// the version to reconcile a kind in when neither the object's
+	// armature.dev/api-version annotation nor its managedFields say which
+	// version its spec was written in. Defaults to the storage version.
+	PreferredVersions map[string]string
 }
 
 // Default returns the config with every unset field defaulted.

@@ -14,7 +14,8 @@ import (
 // AnnotationAPIVersion pins the version a resource is reconciled in: a
 // Kubernetes version of its kind (v20230101) or its ARM api-version
 // (2023-01-01). Without it, the version the spec was last written in
-// (from metadata.managedFields) is used, else the storage version.
+// (from metadata.managedFields) is used, else the group's preferred
+// version (Config.PreferredVersions), else the storage version.
 const AnnotationAPIVersion = "armature.dev/api-version"
 
 // versionFor returns the Kubernetes version whose api-version ARM is
@@ -32,6 +33,9 @@ func (r *Reconciler) versionFor(obj *unstructured.Unstructured) string {
 		return v // unknown: reconcile reports it
 	}
 	if v := specWriterVersion(obj.GetManagedFields(), r.Desc.Group); v != "" {
+		return v
+	}
+	if v := r.Config.PreferredVersions[r.Desc.Group]; v != "" {
 		return v
 	}
 	return r.Desc.Version
@@ -78,7 +82,7 @@ func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructure
 		for k := range r.versions {
 			known = append(known, k)
 		}
-		res, err := r.fail(ctx, st, terminal("UnknownAPIVersion", "annotation "+AnnotationAPIVersion+" names "+v+", which "+r.Desc.Kind+" is not served in (versions: "+strings.Join(known, ", ")+")"))
+		res, err := r.fail(ctx, st, terminal("UnknownAPIVersion", r.Desc.Kind+" is not served in version "+v+" (versions: "+strings.Join(known, ", ")+"); check the annotation "+AnnotationAPIVersion+" or the operator's --preferred-versions"))
 		return res, err, true
 	}
 	res, err := other.Reconcile(ctx, req)

@@ -37,6 +37,7 @@ func TestVersionFor(t *testing.T) {
 		"annotation naming the storage":    {ann: "2023-05-01", entries: []metav1.ManagedFieldsEntry{entry("v20230101", "", 10, spec)}, want: "v20230501"},
 		"annotation unknown":               {ann: "2020-01-01", want: "2020-01-01"},
 	} {
+		newer.Config = Config{}
 		obj := &unstructured.Unstructured{}
 		if c.ann != "" {
 			obj.SetAnnotations(map[string]string{AnnotationAPIVersion: c.ann})
@@ -45,5 +46,16 @@ func TestVersionFor(t *testing.T) {
 		if got := newer.versionFor(obj); got != c.want {
 			t.Errorf("%s: versionFor = %s, want %s", name, got, c.want)
 		}
+	}
+	// The configured preferred version applies only when the object says
+	// nothing.
+	newer.Config.PreferredVersions = map[string]string{"storage.azure.armature.dev": "v20230101"}
+	if got := newer.versionFor(&unstructured.Unstructured{}); got != "v20230101" {
+		t.Errorf("preferred version: versionFor = %s, want v20230101", got)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{entry("v20230501", "", 10, spec)})
+	if got := newer.versionFor(obj); got != "v20230501" {
+		t.Errorf("the version the spec was written in wins over the preferred one: got %s", got)
 	}
 }
