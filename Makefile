@@ -59,7 +59,7 @@ check-examples: specs ## Check every x-ms-examples PUT body against generated/cr
 bench: bench-generate bench-fakearm bench-webhook bench-reconcile ## Run the benchmarks and print their figures.
 
 .PHONY: bench-reconcile
-bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs the apiserver floor, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
+bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs two apiserver floors (same data; tiny status), apiserver CPU and requests by verb, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkReconcile -benchtime 1x -timeout 30m ./test/reconciler/
 
 .PHONY: bench-webhook
