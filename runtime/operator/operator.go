@@ -66,6 +66,10 @@ type Config struct {
 	// LeaderElection makes replicas elect one active leader. Default false
 	// locally; the Deployment turns it on.
 	LeaderElection bool
+	// LeaderElectionID names the Lease replicas elect a leader with. Shards
+	// (operators with different WatchNamespaces) in one namespace need one
+	// each. Default "armature-operator.armature.dev".
+	LeaderElectionID string
 	// Webhook serves the admission webhook and the CRD conversion webhook
 	// (at /convert). Default false.
 	Webhook bool
@@ -116,6 +120,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8080", "metrics address; 0 disables")
 	fs.StringVar(&c.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
 	fs.BoolVar(&c.LeaderElection, "leader-elect", false, "elect a leader among replicas")
+	fs.StringVar(&c.LeaderElectionID, "leader-election-id", env("ARMATURE_LEADER_ELECTION_ID", defaultLeaderElectionID), "name of the Lease replicas elect a leader with; one per shard when shards share a namespace (env ARMATURE_LEADER_ELECTION_ID)")
 	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
 	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
 	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed")
@@ -179,7 +184,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
 		HealthProbeBindAddress: c.ProbeAddr,
 		LeaderElection:         c.LeaderElection,
-		LeaderElectionID:       "armature-operator.armature.dev",
+		LeaderElectionID:       leaderElectionID(c.LeaderElectionID),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(c.SkipNameValidation)},
 	}
@@ -271,6 +276,15 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	}
 	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(c.ARMEndpoint), "namespaces", c.WatchNamespaces)
 	return mgr.Start(ctx)
+}
+
+const defaultLeaderElectionID = "armature-operator.armature.dev"
+
+func leaderElectionID(id string) string {
+	if id == "" {
+		return defaultLeaderElectionID
+	}
+	return id
 }
 
 // parseVersions reads "group=version,group=version".
