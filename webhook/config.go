@@ -69,8 +69,20 @@ func WithTimeout(seconds int32) ConfigOption {
 	return func(o *configOptions) { o.timeout = seconds }
 }
 
+// SpecChangedCondition is the match condition of both webhooks: a create,
+// or an update that changes spec. An update of metadata or finalizers only
+// (most of the operator's own writes) needs neither defaulting nor
+// validation (validate passes spec-unchanged updates anyway), so the
+// apiserver does not call the webhook for it: two round trips saved per
+// such write.
+var SpecChangedCondition = admissionregistrationv1.MatchCondition{
+	Name:       "spec-changed",
+	Expression: `request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec`,
+}
+
 // ValidatingWebhookConfiguration returns the configuration that sends every
-// create and update of the given kinds to the validating handler:
+// create and every update that changes spec (SpecChangedCondition) of the
+// given kinds to the validating handler:
 // sideEffects None, failurePolicy Fail, admissionReviewVersions v1, one rule
 // per group and version with exactly the kinds' resources.
 func ValidatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigOption) *admissionregistrationv1.ValidatingWebhookConfiguration {
@@ -85,6 +97,7 @@ func ValidatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigO
 			Name:                    ValidatingWebhookName,
 			ClientConfig:            o.clientConfig(ValidatePath),
 			Rules:                   Rules(ds),
+			MatchConditions:         []admissionregistrationv1.MatchCondition{SpecChangedCondition},
 			FailurePolicy:           &fail,
 			MatchPolicy:             &equivalent,
 			SideEffects:             &none,
@@ -95,7 +108,8 @@ func ValidatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigO
 }
 
 // MutatingWebhookConfiguration returns the configuration that sends every
-// create and update of the given kinds to the defaulting handler, with the
+// create and spec-changing update of the given kinds to the defaulting
+// handler, with the
 // same settings as ValidatingWebhookConfiguration and reinvocationPolicy
 // Never (defaulting is idempotent and depends on no other webhook).
 func MutatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigOption) *admissionregistrationv1.MutatingWebhookConfiguration {
@@ -111,6 +125,7 @@ func MutatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigOpt
 			Name:                    DefaultingWebhookName,
 			ClientConfig:            o.clientConfig(DefaultPath),
 			Rules:                   Rules(ds),
+			MatchConditions:         []admissionregistrationv1.MatchCondition{SpecChangedCondition},
 			FailurePolicy:           &fail,
 			MatchPolicy:             &equivalent,
 			SideEffects:             &none,

@@ -37,6 +37,8 @@ type setup struct {
 	webhook bool
 	// cel keeps the CRDs' x-kubernetes-validations; false strips them.
 	cel bool
+	// opts are passed to the webhook registry.
+	opts []hook.Option
 }
 
 // env is a running apiserver, and the webhook when installed.
@@ -106,7 +108,7 @@ func start(t *testing.T, s setup) *env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := hook.Setup(mgr, hook.New(ds)); err != nil {
+		if err := hook.Setup(mgr, hook.New(ds, s.opts...)); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())

@@ -2,15 +2,18 @@ package webhook
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/yaml"
 
 	"github.com/armature-dev/armature/api/core"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	hook "github.com/armature-dev/armature/webhook"
 )
 
 const (
@@ -270,5 +273,45 @@ func TestCELAloneBlocks(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestMetadataOnlyUpdatesSkipTheWebhook: the apiserver evaluates the
+// webhooks' match condition (webhook.SpecChangedCondition) and does not
+// call them for an update that leaves spec alone — the operator's
+// finalizer and annotation writes — while creates and spec changes are
+// still defaulted and validated.
+func TestMetadataOnlyUpdatesSkipTheWebhook(t *testing.T) {
+	var calls atomic.Int64
+	gvk := storage.GroupVersion.WithKind("StorageAccount")
+	e := start(t, setup{webhook: true, cel: true, opts: []hook.Option{hook.WithDefaulter(gvk, func(context.Context, hook.Attributes) error {
+		calls.Add(1)
+		return nil
+	})}})
+	ctx := context.Background()
+	ns := namespace(t, e.cl, "skip")
+	sa := account(ns, "media")
+	before := calls.Load()
+	if err := e.cl.Create(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == before {
+		t.Fatal("a create must be defaulted by the webhook")
+	}
+	before = calls.Load()
+	controllerutil.AddFinalizer(sa, "armature.dev/finalizer")
+	sa.SetAnnotations(map[string]string{"armature.dev/operation": `{"verb":"PUT"}`})
+	if err := e.cl.Update(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load() - before; n != 0 {
+		t.Errorf("a metadata-only update called the defaulting webhook %d times, want 0", n)
+	}
+	sa.Spec.Properties.AccessTier = ptr(storage.AccessTier_Cool)
+	if err := e.cl.Update(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() == before {
+		t.Error("a spec change must still be defaulted by the webhook")
 	}
 }
