@@ -29,6 +29,9 @@ func TestOperatorRun(t *testing.T) {
 		Kinds:           "resources.*/*,storage.*/StorageAccount",
 		MetricsAddr:     "0",
 		ProbeAddr:       "0",
+		// Controllers register metrics by name process-wide: a second run
+		// in this process (go test -count=N) would clash.
+		SkipNameValidation: true,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
