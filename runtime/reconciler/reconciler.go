@@ -78,7 +78,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if res, err, done := r.delegate(ctx, obj, req); done {
+	if done, res, err := r.delegate(ctx, obj, req); done {
 		return res, err
 	}
 	st := newState(obj)

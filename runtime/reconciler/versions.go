@@ -65,15 +65,15 @@ func specWriterVersion(entries []metav1.ManagedFieldsEntry, group string) string
 }
 
 // delegate hands the reconcile to the reconciler of another version of
-// the kind when obj is to be reconciled in that version. It returns false
+// the kind when obj is to be reconciled in that version. handled is false
 // when this reconciler's version is the one.
-func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructured, req reconcile.Request) (reconcile.Result, error, bool) {
+func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructured, req reconcile.Request) (handled bool, res reconcile.Result, err error) {
 	if len(r.versions) == 0 {
-		return reconcile.Result{}, nil, false
+		return false, reconcile.Result{}, nil
 	}
 	v := r.versionFor(obj)
 	if v == r.Desc.Version {
-		return reconcile.Result{}, nil, false
+		return false, reconcile.Result{}, nil
 	}
 	other, ok := r.versions[v]
 	if !ok {
@@ -82,9 +82,9 @@ func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructure
 		for k := range r.versions {
 			known = append(known, k)
 		}
-		res, err := r.fail(ctx, st, terminal("UnknownAPIVersion", r.Desc.Kind+" is not served in version "+v+" (versions: "+strings.Join(known, ", ")+"); check the annotation "+AnnotationAPIVersion+" or the operator's --preferred-versions"))
-		return res, err, true
+		res, err = r.fail(ctx, st, terminal("UnknownAPIVersion", r.Desc.Kind+" is not served in version "+v+" (versions: "+strings.Join(known, ", ")+"); check the annotation "+AnnotationAPIVersion+" or the operator's --preferred-versions"))
+		return true, res, err
 	}
-	res, err := other.Reconcile(ctx, req)
-	return res, err, true
+	res, err = other.Reconcile(ctx, req)
+	return true, res, err
 }
