@@ -155,6 +155,13 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 			return nil, err
 		}
 		files["apis/registry.go"] = b
+		for _, p := range m.Packages {
+			if b, ok, err := conversionTestFile(p, finalBase); err != nil {
+				return nil, err
+			} else if ok {
+				files[path.Join("apis", p.Short, p.Version, "zz_generated_conversion_test.go")] = b
+			}
+		}
 	} else if len(m.Packages) > 0 {
 		res.Notes = append(res.Notes, "apis/registry.go not written: the output folder is in no Go module; pass --import-path")
 	}

@@ -22,6 +22,9 @@ const (
 	pathScheme      = "sigs.k8s.io/controller-runtime/pkg/scheme"
 	pathCore        = "github.com/armature-dev/armature/api/core"
 	pathDescriptors = "github.com/armature-dev/armature/runtime/descriptor"
+	// pathConversionTest holds the round trip the generated conversion
+	// tests call.
+	pathConversionTest = "github.com/armature-dev/armature/webhook/conversion/conversiontest"
 )
 
 func newFile(p *model.Package, importPath string) *jen.File {
@@ -335,4 +338,45 @@ func registryFile(m *model.Model, importBase string) ([]byte, error) {
 		g.Return(jen.Nil())
 	})
 	return render(f)
+}
+
+// conversionTestFile is the round-trip test of a package's kinds that are
+// served in several versions (webhook/conversion/conversiontest), or false
+// when it has none.
+func conversionTestFile(p *model.Package, importBase string) ([]byte, bool, error) {
+	var kinds []*model.Kind
+	for _, k := range p.Kinds {
+		if len(k.Versions) > 1 {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, false, nil
+	}
+	pkgPath := importBase + "/apis/" + p.Short + "/" + p.Version
+	f := jen.NewFilePathName(pkgPath+"_test", p.Version+"_test")
+	f.HeaderComment(Header)
+	f.ImportName(pkgPath, p.Version)
+	f.ImportName(importBase+"/apis", "apis")
+	f.ImportName(pathConversionTest, "conversiontest")
+	for _, k := range kinds {
+		f.Comment(fmt.Sprintf("TestRoundTrip%s converts random %s objects from %s to %s and back.", k.Name, k.Name, p.Version, strings.Join(others(k), ", ")))
+		f.Func().Id("TestRoundTrip" + k.Name).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+			jen.Qual(pathConversionTest, "RoundTrip").Call(jen.Id("t"), jen.Qual(importBase+"/apis", "Descriptors").Call(),
+				jen.Qual(pkgPath, "GroupVersion").Dot("WithKind").Call(jen.Lit(k.Name)), jen.Lit(100)),
+		)
+	}
+	b, err := render(f)
+	return b, err == nil, err
+}
+
+// others are the versions of k's kind other than its own.
+func others(k *model.Kind) []string {
+	var out []string
+	for _, v := range k.Versions {
+		if v != k.Package.Version {
+			out = append(out, v)
+		}
+	}
+	return out
 }
