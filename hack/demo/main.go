@@ -40,6 +40,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "\ndemo: interrupted; the operator, the emulator and the control plane are stopped")
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
