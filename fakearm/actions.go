@@ -14,8 +14,8 @@ import (
 )
 
 // actionState is what POST actions keep beside the resources. It is
-// guarded by Server.mu and lives in memory only: a restarted emulator
-// hands out each resource's first keys again.
+// guarded by Server.mu and saved in the StateFile with the resources, so a
+// restarted emulator hands out the keys regenerateKey last made.
 type actionState struct {
 	// gens is the generation of every secret slot (a response path such
 	// as keys[0].value) of a resource incarnation (lower-case id and
@@ -229,6 +229,7 @@ func (s *Server) regenerate(res *resource, a *descriptor.Action, req any, query 
 	for _, slot := range hit {
 		s.acts.gens[inc][slot]++
 	}
+	s.persist()
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,18 @@ func TestActionFaults(t *testing.T) {
 	keys(t, e.do(http.MethodPost, account+"/listKeys", stAPI, nil))
 	if e.arm.Count("POST 429") != 1 || e.arm.Count("POST 200") != 1 {
 		t.Errorf("an injected 429 on the action, retried by azcore: %v", e.arm.Counts())
+	}
+}
+
+// A regenerated key outlives an emulator restart with a StateFile.
+func TestRegeneratedKeySurvivesRestart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state.json")
+	e := start(t, fakearm.StartOptions{Options: fakearm.Options{StateFile: file}})
+	e.account()
+	after := keys(t, e.do(http.MethodPost, account+"/regenerateKey", stAPI, map[string]any{"keyName": "key1"}))
+	_ = e.arm.Close()
+	e2 := start(t, fakearm.StartOptions{Options: fakearm.Options{StateFile: file}})
+	if listed := keys(t, e2.do(http.MethodPost, account+"/listKeys", stAPI, nil)); listed["key1"] != after["key1"] {
+		t.Errorf("after a restart listKeys returns key1 %q, want the regenerated %q", listed["key1"], after["key1"])
 	}
 }

@@ -19,6 +19,12 @@ func lower(s string) string { return strings.ToLower(s) }
 type stateFile struct {
 	Resources []*resource  `json:"resources"`
 	Ops       []*operation `json:"operations"`
+	// KeyGenerations are the actions' secret slot generations
+	// (actionState.gens): a restarted emulator answers listKeys with the
+	// keys regenerateKey last made.
+	KeyGenerations map[string]map[string]int `json:"keyGenerations,omitempty"`
+	// ActionResults are the answers of action operations in flight.
+	ActionResults map[string][]byte `json:"actionResults,omitempty"`
 }
 
 // persist saves the state when a StateFile is configured. The caller holds
@@ -35,8 +41,15 @@ func (s *Server) persist() {
 	for _, op := range s.ops {
 		if op.Status == "InProgress" {
 			st.Ops = append(st.Ops, op)
+			if r, ok := s.acts.results[op.ID]; ok {
+				if st.ActionResults == nil {
+					st.ActionResults = map[string][]byte{}
+				}
+				st.ActionResults[op.ID] = r
+			}
 		}
 	}
+	st.KeyGenerations = s.acts.gens
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
 		return
@@ -71,6 +84,7 @@ func (s *Server) load() error {
 	for _, op := range st.Ops {
 		s.ops[op.ID] = op
 	}
+	s.acts.gens, s.acts.results = st.KeyGenerations, st.ActionResults
 	return nil
 }
 
