@@ -81,11 +81,7 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 		}
 	}
 	rep := &ExampleReport{}
-	pkgs := a.Model.Packages
-	for _, o := range a.Older {
-		pkgs = append(pkgs, o.Model.Packages...)
-	}
-	for _, p := range pkgs {
+	for _, p := range a.Packages() {
 		for _, k := range p.Kinds {
 			v := validators[p.Group+"/"+p.Version+"/"+k.Name]
 			exs, errs := examples.Load(a.Loader.Root(), k.Resource)

@@ -85,6 +85,16 @@ type Analysis struct {
 	Older []*Analysis
 }
 
+// Packages returns the packages of every analysed api-version: the
+// newest first, then those of Older.
+func (a *Analysis) Packages() []*model.Package {
+	out := append([]*model.Package(nil), a.Model.Packages...)
+	for _, o := range a.Older {
+		out = append(out, o.Model.Packages...)
+	}
+	return out
+}
+
 // Analyze loads, builds the tree, classifies and models. When the files
 // hold several api-versions of a provider, each older api-version is
 // analysed on its own (Analysis.Older).

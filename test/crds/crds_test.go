@@ -97,11 +97,7 @@ func TestEveryExampleIsStoredAsSent(t *testing.T) {
 	byRP := map[string]*tally{}
 	var failures []string
 	n := 0
-	pkgs := a.Model.Packages
-	for _, o := range a.Older { // older api-versions served beside the newest
-		pkgs = append(pkgs, o.Model.Packages...)
-	}
-	for _, p := range pkgs {
+	for _, p := range a.Packages() { // older api-versions too
 		for _, k := range p.Kinds {
 			exs, errs := examples.Load(a.Loader.Root(), k.Resource)
 			rp := byRP[k.Resource.Provider]
