@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,7 +161,7 @@ func actionRequest(a *descriptor.Action, r *http.Request, body []byte) (any, map
 		msgs[i] = p.String()
 	}
 	return nil, nil, &requestError{status: http.StatusBadRequest, code: "InvalidRequestContent",
-		message: fmt.Sprintf("The request content of %s was invalid: %s.", a.Name, strings.Join(msgs, "; ")), target: problems[0].Path}
+		message: fmt.Sprintf("The request content of %s was invalid: %s.", a.Name, strings.Join(msgs, "; ")), target: problems[0].Path.String()}
 }
 
 // incarnation names one life of a resource: a deleted and recreated
@@ -188,25 +190,27 @@ func (s *Server) regenerate(res *resource, a *descriptor.Action, req any, query 
 	}
 	var names []string
 	var namePaths []string
-	leaves(req, "", func(path, v string) { names, namePaths = append(names, v), append(namePaths, path) })
-	for _, k := range sortedStringKeys(query) {
+	leaves(req, nil, func(path descriptor.Path, v string) {
+		names, namePaths = append(names, v), append(namePaths, path.String())
+	})
+	for _, k := range slices.Sorted(maps.Keys(query)) {
 		names, namePaths = append(names, query[k]), append(namePaths, k)
 	}
-	cur := s.synth(res, a.Response, "", "", a.Response.Root(), nil, -1)
+	cur := s.synth(res, a.Response, nil, nil, a.Response.Root(), nil, -1)
 	var hit []string
-	secretSlots(a.Response, cur, "", "", nil, func(slot, name string, siblings map[string]any) {
+	secretSlots(a.Response, cur, nil, nil, nil, func(slot, table descriptor.Path, siblings map[string]any) {
 		if len(names) == 0 {
-			hit = append(hit, slot)
+			hit = append(hit, slot.String())
 			return
 		}
 		for _, n := range names {
-			if strings.HasPrefix(strings.ToLower(name), strings.ToLower(n)) {
-				hit = append(hit, slot)
+			if strings.HasPrefix(strings.ToLower(table.Last()), strings.ToLower(n)) {
+				hit = append(hit, slot.String())
 				return
 			}
 			for k, sv := range siblings {
-				if f, _ := a.Response.Field(tableOf(slot, k)); !f.Secret && fmt.Sprint(sv) != "" && strings.EqualFold(fmt.Sprint(sv), n) {
-					hit = append(hit, slot)
+				if f, _ := a.Response.Field(table.Parent().Child(k)); !f.Secret && fmt.Sprint(sv) != "" && strings.EqualFold(fmt.Sprint(sv), n) {
+					hit = append(hit, slot.String())
 					return
 				}
 			}
@@ -233,22 +237,12 @@ func (s *Server) regenerate(res *resource, a *descriptor.Action, req any, query 
 	return nil
 }
 
-// tableOf is the table path of a sibling k of a concrete slot path:
-// keys[0].value, keyName → keys[*].keyName.
-func tableOf(slot, k string) string {
-	t := arrayIndex.ReplaceAllString(slot, "[*]")
-	if i := strings.LastIndex(t, "."); i >= 0 {
-		return t[:i+1] + k
-	}
-	return k
-}
-
 // respond is the response body of an action, or nil when it has none.
 func (s *Server) respond(res *resource, a *descriptor.Action, req any) []byte {
 	if a.Response == nil {
 		return nil
 	}
-	b, err := json.Marshal(s.synth(res, a.Response, "", "", a.Response.Root(), req, -1))
+	b, err := json.Marshal(s.synth(res, a.Response, nil, nil, a.Response.Root(), req, -1))
 	if err != nil {
 		return nil
 	}

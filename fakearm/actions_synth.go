@@ -2,9 +2,8 @@ package fakearm
 
 import (
 	"encoding/json"
-	"fmt"
-	"regexp"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
-var arrayIndex = regexp.MustCompile(`\[\d+\]`)
-
 // synth builds a response value shaped like its schema. path is the
 // concrete path (slots of secrets are named by it), table the table path;
 // echo is the request's value at the same path, returned where it fits
@@ -24,7 +21,7 @@ var arrayIndex = regexp.MustCompile(`\[\d+\]`)
 // items (key1 and key2, primary and secondary), others one. A string
 // member named <x>Name inside an array item is <x><position>: keyName
 // key1, key2, as storage names its keys.
-func (s *Server) synth(res *resource, b *descriptor.Body, path, table string, f descriptor.Field, echo any, index int) any {
+func (s *Server) synth(res *resource, b *descriptor.Body, path, table descriptor.Path, f descriptor.Field, echo any, index int) any {
 	switch f.Type {
 	case "object":
 		em, _ := echo.(map[string]any)
@@ -36,8 +33,8 @@ func (s *Server) synth(res *resource, b *descriptor.Body, path, table string, f 
 		}
 		out := map[string]any{}
 		children := b.Children(table)
-		for _, name := range sortedFieldKeys(children) {
-			if name == "*" {
+		for _, name := range slices.Sorted(maps.Keys(children)) {
+			if name == descriptor.Values {
 				for k, v := range em {
 					if _, declared := children[k]; !declared {
 						out[k] = runtime.DeepCopyJSONValue(v)
@@ -45,17 +42,17 @@ func (s *Server) synth(res *resource, b *descriptor.Body, path, table string, f 
 				}
 				continue
 			}
-			out[name] = s.synth(res, b, joinPath(path, name), joinPath(table, name), children[name], em[name], index)
+			out[name] = s.synth(res, b, path.Child(name), table.Child(name), children[name], em[name], index)
 		}
 		return out
 	case "array":
-		item, ok := b.Field(table + "[*]")
+		item, ok := b.Field(table.Item())
 		if !ok {
 			return []any{}
 		}
 		ea, _ := echo.([]any)
 		n := 1
-		if hasSecretBelow(b, table+"[*]") {
+		if hasSecretBelow(b, table.Item()) {
 			n = 2
 		} else if ea != nil {
 			n = len(ea)
@@ -66,17 +63,17 @@ func (s *Server) synth(res *resource, b *descriptor.Body, path, table string, f 
 			if i < len(ea) {
 				e = ea[i]
 			}
-			out = append(out, s.synth(res, b, fmt.Sprintf("%s[%d]", path, i), table+"[*]", item, e, i))
+			out = append(out, s.synth(res, b, path.Index(i), table.Item(), item, e, i))
 		}
 		return out
 	}
 	if echo != nil && fits(f, echo) && !f.Secret {
 		return echo
 	}
-	name := table[strings.LastIndexAny(table, ".]")+1:]
+	name := table.Last()
 	switch {
 	case f.Secret:
-		return s.secret(res, path)
+		return s.secret(res, path.String())
 	case len(f.Enum) > 0:
 		return enumValue(f)
 	case f.Type == "string" && index >= 0 && strings.HasSuffix(name, "Name") && len(name) > 4:
@@ -115,9 +112,9 @@ func fits(f descriptor.Field, v any) bool {
 	return false
 }
 
-func hasSecretBelow(b *descriptor.Body, table string) bool {
+func hasSecretBelow(b *descriptor.Body, table descriptor.Path) bool {
 	for _, p := range b.SecretPaths() {
-		if p == table || strings.HasPrefix(p, table+".") || strings.HasPrefix(p, table+"[") {
+		if p.HasPrefix(table) {
 			return true
 		}
 	}
@@ -125,58 +122,40 @@ func hasSecretBelow(b *descriptor.Body, table string) bool {
 }
 
 // secretSlots calls fn for every secret leaf of a synthesised response:
-// its concrete path, its member name and the object holding it.
-func secretSlots(b *descriptor.Body, v any, path, table string, parent map[string]any, fn func(slot, name string, siblings map[string]any)) {
+// its concrete path, its table path and the object holding it.
+func secretSlots(b *descriptor.Body, v any, path, table descriptor.Path, parent map[string]any, fn func(slot, table descriptor.Path, siblings map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			ct := joinPath(table, k)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			ct := table.Child(k)
 			if _, ok := b.Field(ct); !ok {
-				ct = joinPath(table, "*")
+				ct = table.Value()
 			}
-			secretSlots(b, x[k], joinPath(path, k), ct, x, fn)
+			secretSlots(b, x[k], path.Child(k), ct, x, fn)
 		}
 	case []any:
 		for i, e := range x {
-			secretSlots(b, e, fmt.Sprintf("%s[%d]", path, i), table+"[*]", nil, fn)
+			secretSlots(b, e, path.Index(i), table.Item(), nil, fn)
 		}
 	default:
 		if f, ok := b.Field(table); ok && f.Secret {
-			fn(path, table[strings.LastIndexAny(table, ".]")+1:], parent)
+			fn(path, table, parent)
 		}
 	}
 }
 
 // leaves calls fn for every string leaf of a decoded request, in order.
-func leaves(v any, path string, fn func(path, value string)) {
+func leaves(v any, path descriptor.Path, fn func(path descriptor.Path, value string)) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			leaves(x[k], joinPath(path, k), fn)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			leaves(x[k], path.Child(k), fn)
 		}
 	case []any:
 		for i, e := range x {
-			leaves(e, fmt.Sprintf("%s[%d]", path, i), fn)
+			leaves(e, path.Index(i), fn)
 		}
 	case string:
 		fn(path, x)
 	}
-}
-
-func sortedFieldKeys(m map[string]descriptor.Field) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func sortedStringKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

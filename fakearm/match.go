@@ -1,7 +1,7 @@
 package fakearm
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -10,10 +10,8 @@ import (
 // route is one ARM resource type: its path template and the descriptors of
 // the api-versions it is served at.
 type route struct {
-	armType string
-	segs    []string // template segments, without the leading ""
-	// extension is true for /{scope}/providers/...: the scope is any prefix.
-	extension bool
+	armType   string
+	tmpl      descriptor.Template
 	byVersion map[string]*descriptor.Descriptor
 	versions  []string
 }
@@ -37,109 +35,29 @@ func newRoutes(descs []*descriptor.Descriptor) []*route {
 		key := strings.ToLower(d.ARMType)
 		r := byType[key]
 		if r == nil {
-			r = &route{armType: d.ARMType, byVersion: map[string]*descriptor.Descriptor{}}
-			r.segs = strings.Split(strings.Trim(d.PathTemplate, "/"), "/")
-			r.extension = len(r.segs) > 1 && isParam(r.segs[0]) && strings.EqualFold(r.segs[1], "providers")
+			r = &route{armType: d.ARMType, tmpl: d.Template(), byVersion: map[string]*descriptor.Descriptor{}}
 			byType[key] = r
 			out = append(out, r)
 		}
 		if _, ok := r.byVersion[d.APIVersion]; !ok {
 			r.byVersion[d.APIVersion] = d
 			r.versions = append(r.versions, d.APIVersion)
-			sort.Strings(r.versions)
+			slices.Sort(r.versions)
 		}
 	}
 	// Longer templates first, so a child never matches as its parent's list.
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i].segs) > len(out[j].segs) })
+	slices.SortStableFunc(out, func(a, b *route) int { return b.tmpl.Len() - a.tmpl.Len() })
 	return out
-}
-
-func isParam(s string) bool { return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") }
-
-// canonical are literal segments whose ARM casing differs from some
-// templates (resources.json writes resourcegroups).
-var canonical = map[string]string{"resourcegroups": "resourceGroups", "subscriptions": "subscriptions", "providers": "providers"}
-
-func literal(s string) string {
-	if c, ok := canonical[strings.ToLower(s)]; ok {
-		return c
-	}
-	return s
 }
 
 // find matches a request path (already split, without the leading "") to a
 // route: the resource itself, or its collection.
 func find(routes []*route, segs []string) (match, bool) {
+	path := "/" + strings.Join(segs, "/")
 	for _, r := range routes {
-		if m, ok := r.match(segs); ok {
-			return m, true
+		if m, ok := r.tmpl.Match(path); ok {
+			return match{route: r, id: m.ID, names: m.Names, list: m.Collection}, true
 		}
 	}
 	return match{}, false
-}
-
-func (r *route) match(segs []string) (match, bool) {
-	tmpl := r.segs
-	var prefix []string
-	if r.extension {
-		// The scope is everything before the last "providers" that starts
-		// the template's provider part.
-		at := -1
-		for i := len(segs) - 1; i > 0; i-- {
-			if strings.EqualFold(segs[i], "providers") && len(segs)-i >= len(tmpl)-2 && len(segs)-i <= len(tmpl)-1 {
-				at = i
-				break
-			}
-		}
-		if at < 1 {
-			return match{}, false
-		}
-		prefix, segs, tmpl = segs[:at], segs[at:], tmpl[1:]
-	}
-	list := false
-	switch len(segs) {
-	case len(tmpl):
-	case len(tmpl) - 1:
-		list = true
-		tmpl = tmpl[:len(tmpl)-1]
-	default:
-		return match{}, false
-	}
-	out := make([]string, 0, len(prefix)+len(tmpl))
-	out = append(out, prefix...)
-	for i, t := range tmpl {
-		if isParam(t) {
-			if segs[i] == "" {
-				return match{}, false
-			}
-			out = append(out, segs[i])
-			continue
-		}
-		if !strings.EqualFold(t, segs[i]) {
-			return match{}, false
-		}
-		out = append(out, literal(t))
-	}
-	m := match{route: r, id: "/" + strings.Join(out, "/"), list: list}
-	if !list {
-		// names: the segment after each type segment, from the end.
-		n := len(strings.Split(r.armType, "/")) - 1
-		for i := len(out) - 2*n + 1; i < len(out); i += 2 {
-			m.names = append(m.names, out[i])
-		}
-	}
-	return m, true
-}
-
-// parentID is the id of the resource that must exist before id: the parent
-// resource, else the resource group.
-func parentID(id string, nTypes int, scope descriptor.Scope) string {
-	segs := strings.Split(strings.Trim(id, "/"), "/")
-	if nTypes > 1 {
-		return "/" + strings.Join(segs[:len(segs)-2], "/")
-	}
-	if scope == descriptor.ScopeResourceGroup && len(segs) >= 4 {
-		return "/" + strings.Join(segs[:4], "/")
-	}
-	return ""
 }

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"k8s.io/apimachinery/pkg/runtime"
+	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -27,16 +29,16 @@ func (s *Server) render(res *resource) {
 	body["id"] = res.ID
 	body["name"] = segs[len(segs)-1]
 	body["type"] = d.ARMType
-	if _, ok := d.ClassOf("etag"); ok {
+	if _, ok := d.ClassOf(descriptor.P("etag")); ok {
 		body["etag"] = res.ETag
 	}
-	if _, ok := d.ClassOf("systemData"); ok {
+	if _, ok := d.ClassOf(descriptor.P("systemData")); ok {
 		body["systemData"] = map[string]any{
 			"createdBy": "armature@example.com", "createdByType": "User", "createdAt": res.Created.Format(time.RFC3339Nano),
 			"lastModifiedBy": "armature@example.com", "lastModifiedByType": "User", "lastModifiedAt": res.Modified.Format(time.RFC3339Nano),
 		}
 	}
-	if _, ok := d.ClassOf("properties.provisioningState"); ok {
+	if _, ok := d.ClassOf(descriptor.P("properties", "provisioningState")); ok {
 		props, _ := body["properties"].(map[string]any)
 		if props == nil {
 			props = map[string]any{}
@@ -57,7 +59,7 @@ func (s *Server) render(res *resource) {
 // and maps, with values of their JSON type, so a GET has a real GET's shape.
 func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) {
 	for _, p := range d.Properties {
-		if p.Class != descriptor.ReadOnly || strings.Contains(p.Path, "[*]") || strings.Contains(p.Path, ".*") {
+		if p.Class != descriptor.ReadOnly || slices.ContainsFunc(p.Path, descriptor.IsWildcard) {
 			continue
 		}
 		if parent, last := slot(body, p.Path, false); parent != nil {
@@ -67,8 +69,7 @@ func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) 
 }
 
 func placeholder(p descriptor.Property, res *resource) any {
-	last := p.Path[strings.LastIndex(p.Path, ".")+1:]
-	lower := strings.ToLower(last)
+	lower := strings.ToLower(p.Path.Last())
 	switch p.Type {
 	case "object":
 		return map[string]any{}
@@ -83,7 +84,7 @@ func placeholder(p descriptor.Property, res *resource) any {
 	case strings.HasSuffix(lower, "time") || strings.HasSuffix(lower, "date") || strings.HasSuffix(lower, "at") && strings.Contains(lower, "ed"):
 		return res.Created.Format(time.RFC3339Nano)
 	case strings.HasSuffix(lower, "id"):
-		sum := sha256.Sum256([]byte(res.ID + "/" + p.Path))
+		sum := sha256.Sum256([]byte(res.ID + "/" + p.Path.String()))
 		h := hex.EncodeToString(sum[:16])
 		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 	case strings.HasSuffix(lower, "state") || strings.HasSuffix(lower, "status"):
@@ -107,13 +108,12 @@ func serverDefaults(d *descriptor.Descriptor, body map[string]any) {
 	}
 }
 
-// slot finds where a dotted path's value goes: the parent object and the
-// last key, or nil when the path is taken or blocked by a non-object.
-// create makes missing parent objects.
-func slot(body map[string]any, path string, create bool) (map[string]any, string) {
-	segs := strings.Split(path, ".")
+// slot finds where the value at a path of property names goes: the parent
+// object and the last key, or nil when the path is taken or blocked by a
+// non-object. create makes missing parent objects.
+func slot(body map[string]any, path descriptor.Path, create bool) (map[string]any, string) {
 	parent := body
-	for _, k := range segs[:len(segs)-1] {
+	for _, k := range path.Parent() {
 		next, ok := parent[k].(map[string]any)
 		if !ok {
 			if _, exists := parent[k]; exists || !create {
@@ -124,7 +124,7 @@ func slot(body map[string]any, path string, create bool) (map[string]any, string
 		}
 		parent = next
 	}
-	last := segs[len(segs)-1]
+	last := path.Last()
 	if _, ok := parent[last]; ok {
 		return nil, ""
 	}

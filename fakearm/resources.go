@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -64,7 +67,7 @@ func clean(d *descriptor.Descriptor, body map[string]any) error {
 	d.Walk(body, func(n descriptor.Node) bool {
 		switch {
 		case !n.Known:
-			bad = append(bad, n.Path)
+			bad = append(bad, n.Path.String())
 			return false
 		case n.Class == descriptor.ReadOnly:
 			delete(n.Parent, n.Key)
@@ -93,15 +96,15 @@ func (e *requestError) write(w http.ResponseWriter) {
 // createOnlyChanges compares a stored desired body with a new one: a
 // createOnly value that is added or changed is an error; one left out of the
 // new body is carried over, as ARM keeps it.
-func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, path string) *requestError {
-	for _, k := range sortedKeys(nw) {
+func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, path descriptor.Path) *requestError {
+	for _, k := range slices.Sorted(maps.Keys(nw)) {
 		tp, c, known := d.Child(table, k)
-		p := joinPath(path, k)
+		p := path.Child(k)
 		ov, inOld := old[k]
 		if known && c == descriptor.CreateOnly {
 			if !inOld || !equalJSON(ov, nw[k]) {
 				return &requestError{status: http.StatusBadRequest, code: "PropertyChangeNotAllowed",
-					message: fmt.Sprintf("Changing property '%s' is not allowed.", p), target: p}
+					message: fmt.Sprintf("Changing property '%s' is not allowed.", p), target: p.String()}
 			}
 			continue
 		}
@@ -121,7 +124,7 @@ func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, 
 					nm, ok1 := nv[i].(map[string]any)
 					om, ok2 := oa[i].(map[string]any)
 					if ok1 && ok2 {
-						if err := createOnlyChanges(d, om, nm, tp+"[*]", fmt.Sprintf("%s[%d]", p, i)); err != nil {
+						if err := createOnlyChanges(d, om, nm, tp.Item(), p.Index(i)); err != nil {
 							return err
 						}
 					}
@@ -130,7 +133,7 @@ func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, 
 		}
 	}
 	// Carry over createOnly values the new body leaves out.
-	for _, k := range sortedKeys(old) {
+	for _, k := range slices.Sorted(maps.Keys(old)) {
 		if _, inNew := nw[k]; inNew {
 			continue
 		}
@@ -141,26 +144,10 @@ func createOnlyChanges(d *descriptor.Descriptor, old, nw map[string]any, table, 
 	return nil
 }
 
-func joinPath(prefix, key string) string {
-	if prefix == "" {
-		return key
-	}
-	return prefix + "." + key
-}
-
 func equalJSON(a, b any) bool {
 	ab, _ := json.Marshal(a)
 	bb, _ := json.Marshal(b)
 	return bytes.Equal(ab, bb) || reflect.DeepEqual(a, b)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // mergePatch applies an RFC 7386 JSON merge patch.
@@ -204,27 +191,24 @@ func precondition(r *http.Request, existing *resource) *requestError {
 
 // checkParent returns the error for a missing parent or resource group.
 func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
-	n := len(strings.Split(d.ARMType, "/")) - 1
-	p := parentID(m.id, n, d.Scope)
+	p := d.ParentID(m.id)
 	if p == "" || s.resources[strings.ToLower(p)] != nil {
 		return nil
 	}
+	pm, ok := find(s.routes, strings.Split(strings.Trim(p, "/"), "/"))
+	if !ok || pm.list {
+		return nil // a scope the emulator does not serve (a subscription)
+	}
 	// A singleton parent (blobServices/default) exists with its own parent,
 	// as in ARM.
-	if n > 1 {
-		segs := strings.Split(strings.Trim(p, "/"), "/")
-		if pm, ok := find(s.routes, segs); ok && !pm.list {
-			for _, pd := range pm.route.byVersion {
-				if pd.Singleton != "" && s.checkParent(pm, pd) == nil {
-					return nil
-				}
-				break
-			}
+	for _, pd := range pm.route.byVersion {
+		if pd.Singleton != "" && s.checkParent(pm, pd) == nil {
+			return nil
 		}
+		break
 	}
-	if n == 1 {
-		segs := strings.Split(strings.Trim(p, "/"), "/")
-		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", message: fmt.Sprintf("Resource group '%s' could not be found.", segs[len(segs)-1])}
+	if strings.EqualFold(pm.route.armType, descriptor.ResourceGroupType) {
+		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", message: fmt.Sprintf("Resource group '%s' could not be found.", pm.names[len(pm.names)-1])}
 	}
 	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound",
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
@@ -272,7 +256,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descrip
 			armError(w, http.StatusConflict, "Conflict", fmt.Sprintf("The resource '%s' is being deleted.", m.id), "")
 			return
 		}
-		if e := createOnlyChanges(d, existing.Desired, obj, "", ""); e != nil {
+		if e := createOnlyChanges(d, existing.Desired, obj, nil, nil); e != nil {
 			e.write(w)
 			return
 		}
@@ -303,7 +287,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 		return
 	}
 	merged := mergePatch(runtime.DeepCopyJSON(existing.Desired), obj)
-	if e := createOnlyChanges(d, existing.Desired, merged, "", ""); e != nil {
+	if e := createOnlyChanges(d, existing.Desired, merged, nil, nil); e != nil {
 		e.write(w)
 		return
 	}

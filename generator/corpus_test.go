@@ -10,6 +10,7 @@ import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // corpus returns the options for the real Azure specs of specs/armature.yaml,
@@ -98,7 +99,7 @@ func TestCorpusClassification(t *testing.T) {
 			if tb == nil {
 				t.Fatalf("%s was not classified", tc.armType)
 			}
-			e, ok := tb.Entry(tc.path)
+			e, ok := tb.Entry(descriptor.MustParsePath(tc.path))
 			if !ok {
 				t.Fatalf("%s has no property %s", tc.armType, tc.path)
 			}
@@ -131,7 +132,7 @@ func TestCorpusOverrides(t *testing.T) {
 			if k == nil {
 				t.Fatalf("%s was not modelled", tc.armType)
 			}
-			e, ok := k.Table.Entry(tc.path)
+			e, ok := k.Table.Entry(descriptor.MustParsePath(tc.path))
 			if !ok {
 				t.Fatalf("%s has no property %s", tc.armType, tc.path)
 			}
@@ -147,7 +148,7 @@ func TestCorpusOverrides(t *testing.T) {
 		t.Error("inSpec must find fields that are in the spec")
 	}
 	sa := a.Model.Kinds["microsoft.storage/storageaccounts"]
-	if len(sa.Defaults) != 1 || sa.Defaults[0].Path != "properties.minimumTlsVersion" || sa.Defaults[0].JSON != `"TLS1_2"` {
+	if len(sa.Defaults) != 1 || sa.Defaults[0].Path.String() != "properties.minimumTlsVersion" || sa.Defaults[0].JSON != `"TLS1_2"` {
 		t.Errorf("StorageAccount defaults = %+v, want properties.minimumTlsVersion = \"TLS1_2\"", sa.Defaults)
 	}
 }

@@ -67,7 +67,7 @@ func TestOverrideKinds(t *testing.T) {
 					t.Error("status lost endpoint")
 				}
 				mustContain(t, got, "apis/gizmo/v20240501/descriptors.go", `Class: descriptor.ReadOnly,
-			Path:  "properties.endpoint",
+			Path:  descriptor.Path{"properties", "endpoint"},
 			Rule:  "override: computed",`)
 				mustContain(t, got, "inspect.json", `"properties.endpoint": "class readOnly (swagger: createOnly): computed"`)
 			},
@@ -82,7 +82,7 @@ func TestOverrideKinds(t *testing.T) {
 				if schemaAt(t, got[gadgetCRD], "status.properties.adminKey") != nil {
 					t.Error("status must not hold the secret")
 				}
-				mustContain(t, got, "apis/gizmo/v20240501/descriptors.go", `[]string{"properties.adminKey"}`)
+				mustContain(t, got, "apis/gizmo/v20240501/descriptors.go", `SecretPaths: []descriptor.Path{descriptor.Path{"properties", "adminKey"}}`)
 			},
 		},
 		"ClassWritable": {

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"github.com/armature-dev/armature/runtime/descriptor"
 	admissionv1 "k8s.io/api/admission/v1"
 )
 
@@ -45,12 +46,12 @@ func setDefault(v any, segs []string, value any) {
 	}
 	seg, rest := segs[0], segs[1:]
 	switch seg {
-	case itemsSegment:
+	case descriptor.Items:
 		a, _ := v.([]any)
 		for _, item := range a {
 			setDefault(item, rest, value)
 		}
-	case valuesSegment:
+	case descriptor.Values:
 		m, _ := v.(map[string]any)
 		for _, e := range m {
 			setDefault(e, rest, value)
@@ -68,7 +69,7 @@ func setDefault(v any, segs []string, value any) {
 			}
 		case !present:
 			// Only plain property segments can be created.
-			if rest[0] == itemsSegment || rest[0] == valuesSegment {
+			if rest[0] == descriptor.Items || rest[0] == descriptor.Values {
 				return
 			}
 			child := map[string]any{}

@@ -98,7 +98,7 @@ func TestHandlersRequests(t *testing.T) {
 // refused alongside the Descriptor's.
 func TestCustomValidator(t *testing.T) {
 	d := &descriptor.Descriptor{Group: "custom.armature.dev", Version: "v1", Kind: "Thing", ARMType: "Test.RP/things",
-		Properties: []descriptor.Property{{Path: "location", Class: descriptor.CreateOnly}}}
+		Properties: []descriptor.Property{{Path: descriptor.MustParsePath("location"), Class: descriptor.CreateOnly}}}
 	type seen struct {
 		Operation admissionv1.Operation
 		Kind      string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -89,18 +91,18 @@ func WithDefaulter(gvk schema.GroupVersionKind, fn DefaulterFunc) Option {
 // The Descriptor carries no defaults of its own yet; this is where config
 // defaults (DESIGN.md, "defaults azureName and config defaults") come in.
 func WithDefaults(gvk schema.GroupVersionKind, defaults map[string]any) Option {
-	paths := make([]string, 0, len(defaults))
-	for p := range defaults {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(defaults))
 	return func(r *Registry) {
 		for _, p := range paths {
+			segs, err := descriptor.ParsePath(p)
+			if err != nil {
+				panic(fmt.Sprintf("webhook.WithDefaults(%s, %q): %v", gvk, p, err))
+			}
 			v, err := normalise(defaults[p])
 			if err != nil {
 				panic(fmt.Sprintf("webhook.WithDefaults(%s, %q): %v", gvk, p, err))
 			}
-			r.defaults[gvk] = append(r.defaults[gvk], pathDefault{segs: splitPath(p), value: v})
+			r.defaults[gvk] = append(r.defaults[gvk], pathDefault{segs: segs, value: v})
 		}
 	}
 }

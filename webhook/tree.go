@@ -2,17 +2,8 @@ package webhook
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
-)
-
-// Segments of a property path that are not property names.
-const (
-	// itemsSegment stands for every item of an array (`[*]` in a path).
-	itemsSegment = "[*]"
-	// valuesSegment stands for every value of a map (`.*` in a path).
-	valuesSegment = "*"
 )
 
 // node is one segment of the property-class table of a Descriptor, as a
@@ -22,7 +13,8 @@ type node struct {
 	// class is the class of the path ending here, "" when the table has no
 	// row for it (an intermediate object or an array's items).
 	class descriptor.Class
-	// children by segment: a property name, itemsSegment or valuesSegment.
+	// children by segment: a property name, descriptor.Items or
+	// descriptor.Values.
 	children map[string]*node
 	// order is the keys of children, sorted, so that walks and therefore
 	// error lists are deterministic.
@@ -36,46 +28,26 @@ type node struct {
 	secretRef bool
 }
 
-// splitPath splits a Descriptor property path into segments:
-// `a.b[*].c.*.d` → a, b, [*], c, *, d.
-func splitPath(path string) []string {
-	var segs []string
-	for _, part := range strings.Split(path, ".") {
-		var items int
-		for strings.HasSuffix(part, itemsSegment) {
-			part = strings.TrimSuffix(part, itemsSegment)
-			items++
-		}
-		if part != "" {
-			segs = append(segs, part)
-		}
-		for ; items > 0; items-- {
-			segs = append(segs, itemsSegment)
-		}
-	}
-	return segs
-}
-
 // buildTree turns the property-class table of d into a tree. Paths listed in
 // d.SecretPaths hold Secret references whatever their class.
 func buildTree(d *descriptor.Descriptor) *node {
 	root := &node{}
 	for _, p := range d.Properties {
-		n := root.ensure(splitPath(p.Path))
+		n := root.ensure(p.Path)
 		n.class = p.Class
 		if p.Class == descriptor.Secret {
 			n.secretRef = true
 		}
 	}
 	for _, p := range d.SecretPaths {
-		root.ensure(splitPath(p)).secretRef = true
+		root.ensure(p).secretRef = true
 	}
 	root.summarise()
 	return root
 }
 
 // ensure returns the node at segs, creating the nodes on the way.
-func (n *node) ensure(segs []string) *node {
+func (n *node) ensure(segs descriptor.Path) *node {
 	for _, s := range segs {
 		c := n.children[s]
 		if c == nil {
@@ -116,7 +88,7 @@ func (n *node) child(key string) *node {
 	if c, ok := n.children[key]; ok {
 		return c
 	}
-	return n.children[valuesSegment]
+	return n.children[descriptor.Values]
 }
 
 // items returns the node for the items of an array at n, or nil.
@@ -124,7 +96,7 @@ func (n *node) items() *node {
 	if n == nil {
 		return nil
 	}
-	return n.children[itemsSegment]
+	return n.children[descriptor.Items]
 }
 
 // isSecret reports whether the value at n is a secret or write-only value,

@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,17 +83,17 @@ func (c *checker) createOnly(n *node, p *field.Path, old, cur any) {
 			continue
 		}
 		switch seg {
-		case itemsSegment:
+		case descriptor.Items:
 			oa, _ := old.([]any)
 			na, _ := cur.([]any)
 			pairs, _ := pairItems(oa, na)
 			for _, pr := range pairs {
 				c.compare(ch, p.Index(pr.cur), oa[pr.old], na[pr.cur], true, true)
 			}
-		case valuesSegment:
+		case descriptor.Values:
 			om, _ := old.(map[string]any)
 			nm, _ := cur.(map[string]any)
-			for _, key := range sortedKeys(nm) {
+			for _, key := range slices.Sorted(maps.Keys(nm)) {
 				if ov, ok := om[key]; ok {
 					c.compare(ch, p.Key(key), ov, nm[key], true, true)
 				}
@@ -100,7 +102,7 @@ func (c *checker) createOnly(n *node, p *field.Path, old, cur any) {
 			ov, ook := lookup(old, seg)
 			nv, nok := lookup(cur, seg)
 			if ook || nok {
-				c.compare(ch, p.Child(seg), ov, nv, ook, nok)
+				c.compare(ch, descriptor.FieldChild(p, seg), ov, nv, ook, nok)
 			}
 		}
 	}
@@ -264,7 +266,7 @@ func (c *checker) owner(p *field.Path, spec any) {
 	case name != "" && c.d.OwnerKind == "" && c.d.OwnerARMType != "":
 		c.errs = append(c.errs, field.Invalid(p.Child("name"), name, fmt.Sprintf(ownerNameDetail, c.d.Kind, c.d.OwnerARMType)))
 	case armID != "":
-		typ, err := armType(armID)
+		typ, err := descriptor.TypeOf(armID)
 		switch {
 		case err != nil:
 			c.errs = append(c.errs, field.Invalid(p.Child("armId"), armID, fmt.Sprintf(armIDDetail, err)))
@@ -280,7 +282,7 @@ func (c *checker) resourceID(p *field.Path, spec any) {
 	if id == "" {
 		return
 	}
-	typ, err := armType(id)
+	typ, err := descriptor.TypeOf(id)
 	switch {
 	case err != nil:
 		c.errs = append(c.errs, field.Invalid(p, id, fmt.Sprintf(armIDDetail, err)))
@@ -302,19 +304,19 @@ func (c *checker) singleton(p *field.Path, spec any) {
 // array item or every map value (in key order), with its path.
 func each(seg string, p *field.Path, v any, fn func(*field.Path, any)) {
 	switch seg {
-	case itemsSegment:
+	case descriptor.Items:
 		a, _ := v.([]any)
 		for i, item := range a {
 			fn(p.Index(i), item)
 		}
-	case valuesSegment:
+	case descriptor.Values:
 		m, _ := v.(map[string]any)
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			fn(p.Key(k), m[k])
 		}
 	default:
 		if e, ok := lookup(v, seg); ok {
-			fn(p.Child(seg), e)
+			fn(descriptor.FieldChild(p, seg), e)
 		}
 	}
 }
@@ -322,10 +324,10 @@ func each(seg string, p *field.Path, v any, fn func(*field.Path, any)) {
 // childPath is the path of key below p: a map key when n describes a map,
 // else a property.
 func childPath(n *node, p *field.Path, key string) *field.Path {
-	if n != nil && n.children[key] == nil && n.children[valuesSegment] != nil {
+	if n != nil && n.children[key] == nil && n.children[descriptor.Values] != nil {
 		return p.Key(key)
 	}
-	return p.Child(key)
+	return descriptor.FieldChild(p, key)
 }
 
 // lookupSet is lookup that counts null and "" as absent, as the operator
@@ -391,19 +393,9 @@ func allObjects(items []any) bool {
 	return true
 }
 
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // unionKeys returns the keys of a and b, sorted, once each.
 func unionKeys(a, b map[string]any) []string {
-	keys := sortedKeys(a)
+	keys := slices.Sorted(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			keys = append(keys, k)

@@ -313,11 +313,11 @@ func TestValidateResponse(t *testing.T) {
 func TestSecretInsideCreateOnlyIsHidden(t *testing.T) {
 	d := descriptor.Descriptor{Group: "test.armature.dev", Version: "v1", Kind: "Synthetic", ARMType: "Test.RP/synthetics",
 		Properties: []descriptor.Property{
-			{Path: "profile", Class: descriptor.CreateOnly},
-			{Path: "profile.password", Class: descriptor.Secret},
-			{Path: "profile.user", Class: descriptor.CreateOnly},
+			{Path: descriptor.MustParsePath("profile"), Class: descriptor.CreateOnly},
+			{Path: descriptor.MustParsePath("profile.password"), Class: descriptor.Secret},
+			{Path: descriptor.MustParsePath("profile.user"), Class: descriptor.CreateOnly},
 		},
-		SecretPaths: []string{"profile.password"},
+		SecretPaths: []descriptor.Path{descriptor.MustParsePath("profile.password")},
 	}
 	reg := New(nil)
 	reg.Add(&d)

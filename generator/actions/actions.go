@@ -2,6 +2,7 @@ package actions
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +38,7 @@ func Describe(l *load.Loader, a *tree.Action) (descriptor.Action, []error) {
 	for _, q := range op.Query {
 		sasQuery = sasQuery || strings.Contains(strings.ToLower(q.Name), "sas")
 		mas, _ := load.ExtMap(q.Extensions, "x-ms-enum")["modelAsString"].(bool)
-		f := descriptor.Field{Path: q.Name, Type: q.Type, Format: q.Format, Required: q.Required, Enum: enumStrings(q.Enum), EnumOpen: mas}
+		f := descriptor.Field{Path: descriptor.P(q.Name), Type: q.Type, Format: q.Format, Required: q.Required, Enum: enumStrings(q.Enum), EnumOpen: mas}
 		out.Query = append(out.Query, f)
 	}
 	if sasQuery && out.Response != nil {
@@ -68,15 +69,15 @@ func flatten(l *load.Loader, s load.Schema, response bool) (*descriptor.Body, []
 	if err != nil {
 		return &descriptor.Body{Schema: s.Origin.String(), Fields: []descriptor.Field{{Open: true}}}, []error{err}
 	}
-	w.value("", "", load.Property{Decl: s, Schema: target})
+	w.value(nil, "", load.Property{Decl: s, Schema: target})
 	below := w.fields[1:] // the root stays first
-	sort.SliceStable(below, func(i, j int) bool { return below[i].Path < below[j].Path })
+	slices.SortStableFunc(below, func(a, b descriptor.Field) int { return a.Path.Compare(b.Path) })
 	return &descriptor.Body{Schema: target.Origin.String(), Fields: w.fields}, w.errs
 }
 
 // value records the field at path and walks below it. parent is the name
 // of the member that holds the value's object, for the key-like rule.
-func (w *walker) value(path, parent string, p load.Property) {
+func (w *walker) value(path descriptor.Path, parent string, p load.Property) {
 	s := p.Schema
 	f := descriptor.Field{
 		Path: path, Type: typeOf(s), Format: s.Format, Required: p.Required,
@@ -108,24 +109,24 @@ func (w *walker) value(path, parent string, p load.Property) {
 			w.fields[i].Open = true
 			return
 		}
-		w.child(path+"[*]", lastName(path), s.Origin.Child("items"), s.Items.Schema)
+		w.child(path.Item(), lastName(path), s.Origin.Child("items"), s.Items.Schema)
 	}
 }
 
 // object walks the members of an object schema and reports whether it is
 // open (lists no members).
-func (w *walker) object(path string, s load.Schema) bool {
+func (w *walker) object(path descriptor.Path, s load.Schema) bool {
 	props, err := w.l.Properties(s)
 	if err != nil {
 		w.errs = append(w.errs, err)
 		return true
 	}
 	for _, p := range props {
-		w.value(join(path, p.Name), lastName(path), p)
+		w.value(path.Child(p.Name), lastName(path), p)
 	}
 	if ap := s.AdditionalProperties; ap != nil {
 		if ap.Schema != nil {
-			w.child(join(path, "*"), lastName(path), s.Origin.Child("additionalProperties"), ap.Schema)
+			w.child(path.Value(), lastName(path), s.Origin.Child("additionalProperties"), ap.Schema)
 			return false
 		}
 		if ap.Allows {
@@ -136,7 +137,7 @@ func (w *walker) object(path string, s load.Schema) bool {
 }
 
 // child walks an unnamed schema below path (array items, map values).
-func (w *walker) child(path, parent string, origin load.Origin, decl *spec.Schema) {
+func (w *walker) child(path descriptor.Path, parent string, origin load.Origin, decl *spec.Schema) {
 	d := load.Schema{Schema: decl, Origin: origin}
 	target, err := w.l.Deref(d)
 	if err != nil {
@@ -190,21 +191,13 @@ func enumStrings(vals []any) []string {
 	return out
 }
 
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
 // lastName is the member name a path ends in, without array markers:
 // keys[*] → keys, properties.primaryKey → primaryKey.
-func lastName(path string) string {
-	path = strings.TrimRight(strings.ReplaceAll(path, "[*]", ""), ".")
-	if i := strings.LastIndex(path, "."); i >= 0 {
-		return path[i+1:]
+func lastName(path descriptor.Path) string {
+	for len(path) > 0 && path.Last() == descriptor.Items {
+		path = path.Parent()
 	}
-	return path
+	return path.Last()
 }
 
 // keyLike is the rule for secrets in responses (see the package doc).

@@ -2,11 +2,13 @@ package apidiff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Why a change breaks, as the report says it.
@@ -167,11 +169,11 @@ func compareKind(o, n *model.Kind) []Change {
 		out = append(out, Change{Op: ScopeChanged, Old: string(o.Resource.Scope), New: string(n.Resource.Scope), Breaking: true, Why: whyScopeChanged})
 	}
 	out = append(out, compareProps(flatten(o), flatten(n))...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+	slices.SortStableFunc(out, func(a, b Change) int {
+		if c := descriptor.MustParsePath(a.Path).Compare(descriptor.MustParsePath(b.Path)); c != 0 {
+			return c
 		}
-		return opOrder[out[i].Op] < opOrder[out[j].Op]
+		return opOrder[a.Op] - opOrder[b.Op]
 	})
 	return out
 }
@@ -187,19 +189,17 @@ func qualified(k *model.Kind) string {
 // compareProps lists the property changes between two sets of rows, folding
 // the changes that follow from a parent's (see the package doc).
 func compareProps(olds, news map[string]*prop) []Change {
-	paths := map[string]bool{}
-	for p := range olds {
-		paths[p] = true
+	var sorted []descriptor.Path
+	for _, o := range olds {
+		sorted = append(sorted, o.Path)
 	}
-	for p := range news {
-		paths[p] = true
-	}
-	sorted := make([]string, 0, len(paths))
-	for p := range paths {
-		sorted = append(sorted, p)
+	for p, n := range news {
+		if _, ok := olds[p]; !ok {
+			sorted = append(sorted, n.Path)
+		}
 	}
 	// Parents sort before their children: `a` < `a.b` < `a[*].c`.
-	sort.Strings(sorted)
+	slices.SortFunc(sorted, descriptor.Path.Compare)
 
 	var out []Change
 	// folds maps a path to the index in out of the change that absorbs the
@@ -207,9 +207,10 @@ func compareProps(olds, news map[string]*prop) []Change {
 	folds := map[string]int{}
 	// classAt maps a path to the index of its class change.
 	classAt := map[string]int{}
-	for _, path := range sorted {
+	for _, p := range sorted {
+		path := p.String()
 		o, n := olds[path], news[path]
-		if i, ok := foldedInto(path, folds); ok && (o == nil || n == nil) {
+		if i, ok := foldedInto(p, folds); ok && (o == nil || n == nil) {
 			out[i].Below++
 			folds[path] = i
 			continue
@@ -223,7 +224,7 @@ func compareProps(olds, news map[string]*prop) []Change {
 			out = append(out, removed(path, o))
 		default:
 			if c, ok := classChange(path, o, n); ok {
-				if i, ok := foldedInto(path, classAt); ok && out[i].Old == c.Old && out[i].New == c.New {
+				if i, ok := foldedInto(p, classAt); ok && out[i].Old == c.Old && out[i].New == c.New {
 					out[i].Below++
 					classAt[path] = i
 				} else {
@@ -244,9 +245,9 @@ func compareProps(olds, news map[string]*prop) []Change {
 
 // foldedInto returns the change that absorbs the properties below the
 // nearest ancestor of path that has one.
-func foldedInto(path string, at map[string]int) (int, bool) {
-	for p := parent(path); p != ""; p = parent(p) {
-		if i, ok := at[p]; ok {
+func foldedInto(path descriptor.Path, at map[string]int) (int, bool) {
+	for p := parent(path); len(p) > 0; p = parent(p) {
+		if i, ok := at[p.String()]; ok {
 			return i, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // TestClassTransitions checks the breaking mark of every class change.
@@ -57,7 +58,7 @@ func TestParent(t *testing.T) {
 		"properties.list[*]": "properties",
 	}
 	for path, want := range cases {
-		if got := parent(path); got != want {
+		if got := parent(descriptor.MustParsePath(path)).String(); got != want {
 			t.Errorf("parent(%q) = %q, want %q", path, got, want)
 		}
 	}

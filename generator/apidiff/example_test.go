@@ -7,6 +7,7 @@ import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // widgets builds the model of one kind from its classification table, as
@@ -25,12 +26,12 @@ func widgets(apiVersion, version string, entries ...classify.Entry) *model.Model
 
 func ExampleCompare() {
 	older := widgets("2024-01-01", "v20240101",
-		classify.Entry{Path: "location", Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
-		classify.Entry{Path: "properties.note", Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
+		classify.Entry{Path: descriptor.MustParsePath("location"), Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
+		classify.Entry{Path: descriptor.MustParsePath("properties.note"), Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
 	)
 	newer := widgets("2024-06-01", "v20240601",
-		classify.Entry{Path: "location", Class: classify.CreateOnly, Rule: classify.RuleNotInPATCH, Type: "string"},
-		classify.Entry{Path: "properties.label", Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
+		classify.Entry{Path: descriptor.MustParsePath("location"), Class: classify.CreateOnly, Rule: classify.RuleNotInPATCH, Type: "string"},
+		classify.Entry{Path: descriptor.MustParsePath("properties.label"), Class: classify.Writable, Rule: classify.RulePUTAndPATCH, Type: "string"},
 	)
 	rep := apidiff.Compare(older, newer)
 	_ = rep.Write(os.Stdout)

@@ -2,10 +2,10 @@ package apidiff
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // prop is what one side says about one property path.
@@ -64,7 +64,7 @@ func flatten(k *model.Kind) map[string]*prop {
 			if e.Hidden {
 				continue
 			}
-			out[e.Path] = &prop{Entry: e}
+			out[e.Path.String()] = &prop{Entry: e}
 		}
 	}
 	spec := func(p *prop, t *model.TypeRef) { p.specType, p.enum = describe(t), enumOf(t) }
@@ -80,14 +80,14 @@ func flatten(k *model.Kind) map[string]*prop {
 		// table: the walk passes them by.
 		w := structWalker{props: out, set: side.set, busy: map[*model.Struct]bool{}}
 		for _, f := range side.st.Fields {
-			w.field(f.JSONName, f.Type)
+			w.field(descriptor.P(f.JSONName), f.Type)
 		}
 	}
 	return out
 }
 
 // structWalker walks the spec or status struct of a kind along the table's
-// paths.
+// paths; props are by the paths' text form.
 type structWalker struct {
 	props map[string]*prop
 	set   func(*prop, *model.TypeRef)
@@ -95,15 +95,15 @@ type structWalker struct {
 }
 
 // field records the type of the field at path and walks into it.
-func (w *structWalker) field(path string, t *model.TypeRef) {
-	if p := w.props[path]; p != nil {
+func (w *structWalker) field(path descriptor.Path, t *model.TypeRef) {
+	if p := w.props[path.String()]; p != nil {
 		w.set(p, t)
 	}
 	w.into(path, t)
 }
 
 // into walks the fields below a value of type t at path.
-func (w *structWalker) into(path string, t *model.TypeRef) {
+func (w *structWalker) into(path descriptor.Path, t *model.TypeRef) {
 	if t == nil {
 		return
 	}
@@ -115,12 +115,12 @@ func (w *structWalker) into(path string, t *model.TypeRef) {
 		w.busy[t.Struct] = true
 		defer delete(w.busy, t.Struct)
 		for _, f := range t.Struct.Fields {
-			w.field(path+"."+f.JSONName, f.Type)
+			w.field(path.Child(f.JSONName), f.Type)
 		}
 	case model.Slice:
-		w.into(path+"[*]", t.Elem)
+		w.into(path.Item(), t.Elem)
 	case model.Map:
-		w.into(path+".*", t.Elem)
+		w.into(path.Value(), t.Elem)
 	}
 }
 
@@ -181,12 +181,6 @@ func enumValues(e *model.Enum) []string {
 	return out
 }
 
-// parent returns the path of the property a path is inside, or "":
+// parent returns the path of the property a path is inside, or nil:
 // `a.b[*].c` → `a.b`, `a.*.c` → `a`. It is classify's notion of parent.
-func parent(path string) string {
-	path = strings.TrimSuffix(strings.TrimSuffix(path, "[*]"), ".*")
-	if i := strings.LastIndexAny(path, ".["); i >= 0 {
-		return strings.TrimSuffix(strings.TrimSuffix(path[:i], "[*]"), ".*")
-	}
-	return ""
-}
+func parent(path descriptor.Path) descriptor.Path { return path.Holder() }

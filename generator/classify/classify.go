@@ -3,25 +3,26 @@ package classify
 import (
 	"encoding/json"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
-// Class is what a property is to a user of the CRD.
-type Class string
+// Class is what a property is to a user of the CRD: the runtime's type.
+type Class = descriptor.Class
 
 // The classes.
 const (
-	Writable   Class = "writable"
-	CreateOnly Class = "createOnly"
-	ReadOnly   Class = "readOnly"
-	WriteOnly  Class = "writeOnly"
-	Secret     Class = "secret"
+	Writable   = descriptor.Writable
+	CreateOnly = descriptor.CreateOnly
+	ReadOnly   = descriptor.ReadOnly
+	WriteOnly  = descriptor.WriteOnly
+	Secret     = descriptor.Secret
 )
 
 // Rules, as reported in the table.
@@ -54,9 +55,9 @@ const (
 
 // Entry is the class of one property path.
 type Entry struct {
-	Path  string `json:"path"`
-	Class Class  `json:"class"`
-	Rule  string `json:"rule"`
+	Path  descriptor.Path `json:"path"`
+	Class Class           `json:"class"`
+	Rule  string          `json:"rule"`
 	// Required is true when the PUT body requires the property.
 	Required bool `json:"required,omitempty"`
 	// Type is the JSON type: string, integer, number, boolean, object or
@@ -114,8 +115,8 @@ type Table struct {
 }
 
 // Class returns the class of a path and whether the path is known.
-func (t *Table) Class(path string) (Class, bool) {
-	i, ok := t.index[path]
+func (t *Table) Class(path descriptor.Path) (Class, bool) {
+	i, ok := t.index[path.String()]
 	if !ok {
 		return "", false
 	}
@@ -123,8 +124,8 @@ func (t *Table) Class(path string) (Class, bool) {
 }
 
 // Entry returns the entry of a path.
-func (t *Table) Entry(path string) (Entry, bool) {
-	i, ok := t.index[path]
+func (t *Table) Entry(path descriptor.Path) (Entry, bool) {
+	i, ok := t.index[path.String()]
 	if !ok {
 		return Entry{}, false
 	}
@@ -133,37 +134,33 @@ func (t *Table) Entry(path string) (Entry, bool) {
 
 // node is what a walk learns about one path.
 type node struct {
+	path descriptor.Path
 	prop load.Property
 	// open is true for a free-form object: every path below it is allowed.
 	open bool
 }
 
+// pathSet holds the nodes of a walk by the text form of their path.
 type pathSet map[string]*node
 
 // covers reports whether the set holds path, or an open ancestor of it.
-func (s pathSet) covers(path string) bool {
+func (s pathSet) covers(path descriptor.Path) bool {
 	if s == nil {
 		return false
 	}
-	if _, ok := s[path]; ok {
+	if _, ok := s[path.String()]; ok {
 		return true
 	}
-	for p := parent(path); p != ""; p = parent(p) {
-		if n, ok := s[p]; ok && n.open {
+	for p := parent(path); len(p) > 0; p = parent(p) {
+		if n, ok := s[p.String()]; ok && n.open {
 			return true
 		}
 	}
 	return false
 }
 
-// parent returns the parent path ("" at the root).
-func parent(path string) string {
-	path = strings.TrimSuffix(strings.TrimSuffix(path, "[*]"), ".*")
-	if i := strings.LastIndexAny(path, ".["); i >= 0 {
-		return strings.TrimSuffix(strings.TrimSuffix(path[:i], "[*]"), ".*")
-	}
-	return ""
-}
+// parent returns the path of the property that holds path (nil at the root).
+func parent(path descriptor.Path) descriptor.Path { return path.Holder() }
 
 // Classify builds the table of a resource from its swagger alone.
 func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
@@ -191,24 +188,25 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Tabl
 
 	t := &Table{index: map[string]int{}}
 	classes := map[string]Class{}
-	paths := make([]string, 0, len(put)+len(get))
-	for p := range put {
-		paths = append(paths, p)
+	paths := make([]descriptor.Path, 0, len(put)+len(get))
+	for _, n := range put {
+		paths = append(paths, n.path)
 	}
-	for p := range get {
-		if _, ok := put[p]; !ok {
-			paths = append(paths, p)
+	for k, n := range get {
+		if _, ok := put[k]; !ok {
+			paths = append(paths, n.path)
 		}
 	}
 	// Parents sort before children, so parent classes are known first.
-	sort.Strings(paths)
-	var replaced, hidden []string // paths whose type an override replaced, hidden paths
+	slices.SortFunc(paths, descriptor.Path.Compare)
+	var replaced, hidden []descriptor.Path // paths whose type an override replaced, hidden paths
 	for _, p := range paths {
-		if under(p, replaced) != "" {
+		key := p.String()
+		if under(p, replaced) != nil {
 			continue // the replaced schema has no declared properties
 		}
 		var e Entry
-		if n, ok := put[p]; ok {
+		if n, ok := put[key]; ok {
 			c, rule := decide(p, n, classes, patch, hasPatch, get, r.Ops["GET"] != nil)
 			if rule == RulePUTNoPATCH && r.PatchTagsOnly {
 				rule = RulePUTTagsPATCH
@@ -217,17 +215,17 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Tabl
 		} else {
 			c, rule := ReadOnly, RuleGETOnly
 			if pc, pp := inherited(p, classes); pc == ReadOnly {
-				rule = sprintf(RuleReadOnlyParent, pp)
+				rule = sprintf(RuleReadOnlyParent, pp.String())
 			}
-			e = Entry{Path: p, Class: c, Rule: rule, Type: jsonType(get[p].prop.Schema)}
+			e = Entry{Path: p, Class: c, Rule: rule, Type: jsonType(get[key].prop.Schema)}
 		}
-		if h := under(p, hidden); h != "" {
-			e.Hidden, e.Rule = true, e.Rule+sprintf(RuleHiddenParent, h)
+		if h := under(p, hidden); h != nil {
+			e.Hidden, e.Rule = true, e.Rule+sprintf(RuleHiddenParent, h.String())
 		}
 		if f := fixes.At(p); f != nil {
 			pc, pp := inherited(p, classes)
 			if pc != ReadOnly {
-				pp = ""
+				pp = nil
 			}
 			fix(&e, f, fixes, pp)
 			if f.Type != "" {
@@ -237,34 +235,34 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Tabl
 				hidden = append(hidden, p)
 			}
 		}
-		classes[p] = e.Class
-		t.index[p] = len(t.Entries)
+		classes[key] = e.Class
+		t.index[key] = len(t.Entries)
 		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
 }
 
-// under returns the path of list that p is strictly below, or "".
-func under(p string, list []string) string {
+// under returns the path of list that p is strictly below, or nil.
+func under(p descriptor.Path, list []descriptor.Path) descriptor.Path {
 	for _, q := range list {
-		if strings.HasPrefix(p, q+".") || strings.HasPrefix(p, q+"[") {
+		if p.Under(q) {
 			return q
 		}
 	}
-	return ""
+	return nil
 }
 
 // fix applies what the overrides say about one property to its entry:
 // class, type, hide, and checks a default. Enum and rename are the model's.
 // Properties below it inherit a readOnly or createOnly class as usual.
-// readOnlyParent is the readOnly path the property is inside, or "".
-func fix(e *Entry, f *override.Fix, k *override.Kind, readOnlyParent string) {
+// readOnlyParent is the readOnly path the property is inside, or nil.
+func fix(e *Entry, f *override.Fix, k *override.Kind, readOnlyParent descriptor.Path) {
 	e.Override = f
 	if f.Class != "" {
 		c := Class(f.Class)
 		switch {
-		case c != ReadOnly && readOnlyParent != "":
-			k.Problem(f, "class", "class "+f.Class+" inside readOnly "+readOnlyParent+", which is not in the spec: override "+readOnlyParent+" too")
+		case c != ReadOnly && readOnlyParent != nil:
+			k.Problem(f, "class", "class "+f.Class+" inside readOnly "+readOnlyParent.String()+", which is not in the spec: override "+readOnlyParent.String()+" too")
 		case c != ReadOnly && !e.InPUT:
 			k.Problem(f, "class", "class "+f.Class+" needs the property in the PUT body, and only the GET response has it")
 		case c == Secret && e.Type != "string" && e.Type != "":
@@ -321,11 +319,11 @@ func fitsType(value, typ string) bool {
 
 // inherited returns the class of the nearest ancestor that is readOnly or
 // createOnly, and its path.
-func inherited(path string, classes map[string]Class) (Class, string) {
+func inherited(path descriptor.Path, classes map[string]Class) (Class, descriptor.Path) {
 	var found Class
-	var at string
-	for p := parent(path); p != ""; p = parent(p) {
-		if c := classes[p]; c == ReadOnly || (c == CreateOnly && found == "") {
+	var at descriptor.Path
+	for p := parent(path); len(p) > 0; p = parent(p) {
+		if c := classes[p.String()]; c == ReadOnly || (c == CreateOnly && found == "") {
 			found, at = c, p
 			if c == ReadOnly {
 				break
@@ -335,10 +333,10 @@ func inherited(path string, classes map[string]Class) (Class, string) {
 	return found, at
 }
 
-func decide(path string, n *node, classes map[string]Class, patch pathSet, hasPatch bool, get pathSet, hasGet bool) (Class, string) {
+func decide(path descriptor.Path, n *node, classes map[string]Class, patch pathSet, hasPatch bool, get pathSet, hasGet bool) (Class, string) {
 	pc, pp := inherited(path, classes)
 	if pc == ReadOnly {
-		return ReadOnly, sprintf(RuleReadOnlyParent, pp)
+		return ReadOnly, sprintf(RuleReadOnlyParent, pp.String())
 	}
 	p := n.prop
 	if p.Secret() {
@@ -363,7 +361,7 @@ func decide(path string, n *node, classes map[string]Class, patch pathSet, hasPa
 		return ReadOnly, RuleReadOnlyPUT
 	}
 	if pc == CreateOnly {
-		return CreateOnly, sprintf(RuleCreateOnlyParent, pp)
+		return CreateOnly, sprintf(RuleCreateOnlyParent, pp.String())
 	}
 	if hasMut {
 		switch {
@@ -406,7 +404,7 @@ func walkOp(l *load.Loader, op *tree.Operation, request bool) (pathSet, error) {
 	}
 	out := pathSet{}
 	w := &walker{l: l, out: out, stack: map[string]bool{}}
-	if err := w.object(*s, ""); err != nil {
+	if err := w.object(*s, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -419,7 +417,7 @@ type walker struct {
 }
 
 // object walks the properties of an object schema below prefix.
-func (w *walker) object(s load.Schema, prefix string) error {
+func (w *walker) object(s load.Schema, prefix descriptor.Path) error {
 	s, err := w.l.Deref(s)
 	if err != nil {
 		return err
@@ -435,12 +433,9 @@ func (w *walker) object(s load.Schema, prefix string) error {
 		return err
 	}
 	for _, p := range props {
-		path := p.Name
-		if prefix != "" {
-			path = prefix + "." + p.Name
-		}
-		n := &node{prop: p}
-		w.out[path] = n
+		path := prefix.Child(p.Name)
+		n := &node{path: path, prop: p}
+		w.out[path.String()] = n
 		if p.Secret() {
 			continue
 		}
@@ -452,7 +447,7 @@ func (w *walker) object(s load.Schema, prefix string) error {
 }
 
 // value walks below a property: objects, array items and map values.
-func (w *walker) value(s load.Schema, path string, n *node) error {
+func (w *walker) value(s load.Schema, path descriptor.Path, n *node) error {
 	switch {
 	case s.Type.Contains("array") && s.Items != nil && s.Items.Schema != nil:
 		item, err := w.l.Deref(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")})
@@ -460,7 +455,7 @@ func (w *walker) value(s load.Schema, path string, n *node) error {
 			return err
 		}
 		if isObject(item) {
-			return w.object(item, path+"[*]")
+			return w.object(item, path.Item())
 		}
 	case len(s.Properties) > 0 || len(s.AllOf) > 0:
 		return w.object(s, path)
@@ -470,7 +465,7 @@ func (w *walker) value(s load.Schema, path string, n *node) error {
 			return err
 		}
 		if isObject(v) {
-			return w.object(v, path+".*")
+			return w.object(v, path.Value())
 		}
 	case s.Type.Contains("object") || (len(s.Type) == 0 && s.Items == nil):
 		n.open = true

@@ -9,6 +9,7 @@ import (
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 func table(t *testing.T, root, file, armType string) *Table {
@@ -54,7 +55,7 @@ type want struct {
 func check(t *testing.T, tb *Table, cases map[string]want) {
 	t.Helper()
 	for path, w := range cases {
-		e, ok := tb.Entry(path)
+		e, ok := tb.Entry(descriptor.MustParsePath(path))
 		if !ok {
 			t.Errorf("%s: not in the table", path)
 			continue
@@ -86,7 +87,7 @@ func TestRules(t *testing.T) {
 		"extras.*.v":        {Writable, RulePUTAndPATCH},
 		"extras.*.computed": {ReadOnly, RuleGETOnly},
 	})
-	if _, ok := tb.Entry("password.anything"); ok {
+	if _, ok := tb.Entry(descriptor.MustParsePath("password.anything")); ok {
 		t.Error("nothing below a secret is classified")
 	}
 }
@@ -119,16 +120,16 @@ func TestOverrides(t *testing.T) {
 		"location":         {CreateOnly, RuleNotInPATCH},
 		"password":         {Secret, RulePassword},
 	})
-	if e, _ := tb.Entry("network"); e.Was != Writable {
+	if e, _ := tb.Entry(descriptor.MustParsePath("network")); e.Was != Writable {
 		t.Errorf("network was %q, want the swagger's class kept as writable", e.Was)
 	}
-	if e, _ := tb.Entry("settings.b.c"); !e.Hidden {
+	if e, _ := tb.Entry(descriptor.MustParsePath("settings.b.c")); !e.Hidden {
 		t.Error("paths below a hidden one are hidden")
 	}
-	if e, _ := tb.Entry("mutable"); e.Default != `"x"` {
+	if e, _ := tb.Entry(descriptor.MustParsePath("mutable")); e.Default != `"x"` {
 		t.Errorf("default = %q", e.Default)
 	}
-	if _, ok := tb.Entry("extras.*.v"); ok {
+	if _, ok := tb.Entry(descriptor.MustParsePath("extras.*.v")); ok {
 		t.Error("a replaced type drops the paths below it")
 	}
 }
@@ -148,7 +149,7 @@ func TestContosoWidget(t *testing.T) {
 		"properties.parts[*].children": {Writable, RulePUTAndPATCH}, // recursion stops here
 		"id":                           {ReadOnly, RuleReadOnlyPUT},
 	})
-	if _, ok := tb.Entry("properties.parts[*].children[*].name"); ok {
+	if _, ok := tb.Entry(descriptor.MustParsePath("properties.parts[*].children[*].name")); ok {
 		t.Error("recursive Part must not be expanded below its first repetition")
 	}
 }
@@ -162,7 +163,7 @@ func TestParent(t *testing.T) {
 		"a.b.*.c[*]": "a.b",
 	}
 	for in, want := range cases {
-		if got := parent(in); got != want {
+		if got := parent(descriptor.MustParsePath(in)).String(); got != want {
 			t.Errorf("parent(%q) = %q, want %q", in, got, want)
 		}
 	}

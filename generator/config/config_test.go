@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 func write(t *testing.T, body string) string {
@@ -134,7 +136,7 @@ func TestMatching(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := Override{Path: tc.pattern}
-			if got := o.MatchPath(tc.path); got != tc.want {
+			if got := o.MatchPath(descriptor.MustParsePath(tc.path)); got != tc.want {
 				t.Errorf("MatchPath(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
 			}
 		})

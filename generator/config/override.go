@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"path"
 	"strings"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // The classes an override may force, as generator/classify names them.
@@ -121,7 +123,7 @@ func (o *Override) check() error {
 			return err
 		}
 	}
-	if err := checkPattern(strings.ReplaceAll(o.Path, ".", "/")); err != nil {
+	if err := checkPattern(strings.Join(PathSegments(o.Path), "/")); err != nil {
 		return err
 	}
 	acts := o.Actions()
@@ -190,8 +192,8 @@ func (o *Override) MatchKind(group, short, version, apiVersion, kind, armType st
 
 // MatchPath reports whether the override's path pattern chooses a property
 // path.
-func (o *Override) MatchPath(p string) bool {
-	return matchSegments(PathSegments(o.Path), PathSegments(p))
+func (o *Override) MatchPath(p descriptor.Path) bool {
+	return matchSegments(PathSegments(o.Path), p)
 }
 
 // Error is a problem with one entry of the config file.
@@ -211,24 +213,39 @@ func MatchARMType(pattern, armType string) bool {
 	return matchSegments(strings.Split(strings.ToLower(pattern), "/"), strings.Split(strings.ToLower(armType), "/"))
 }
 
-// PathSegments splits a property path into segments: properties.rules[*].name
-// → properties, rules, [*], name.
+// PathSegments splits a path pattern into segment patterns:
+// properties.rules[*].name → properties, rules, [*], name. A dot inside a
+// property name is escaped with a backslash (properties.odata\.type), as in
+// descriptor.Path's text form; other backslashes are kept for path.Match.
 func PathSegments(p string) []string {
 	var out []string
-	for _, s := range strings.Split(p, ".") {
-		out = append(out, splitItems(s)...)
+	var cur strings.Builder
+	flush := func() {
+		s := cur.String()
+		cur.Reset()
+		var items int
+		for strings.HasSuffix(s, descriptor.Items) && s != descriptor.Items {
+			s = strings.TrimSuffix(s, descriptor.Items)
+			items++
+		}
+		out = append(out, s)
+		for ; items > 0; items-- {
+			out = append(out, descriptor.Items)
+		}
 	}
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] == '.':
+			cur.WriteByte('.')
+			i++
+		case p[i] == '.':
+			flush()
+		default:
+			cur.WriteByte(p[i])
+		}
+	}
+	flush()
 	return out
-}
-
-// splitItems splits nested item markers: a[*][*] → a, [*].
-func splitItems(s string) []string {
-	var out []string
-	for strings.HasSuffix(s, "[*]") && s != "[*]" {
-		s = strings.TrimSuffix(s, "[*]")
-		out = append([]string{"[*]"}, out...)
-	}
-	return append([]string{s}, out...)
 }
 
 // matchSegments matches segment patterns: `**` matches any number of

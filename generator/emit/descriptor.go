@@ -97,7 +97,7 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	d[jen.Id("Properties")] = jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
 		for _, e := range k.Table.Entries {
 			vals := jen.Dict{
-				jen.Id("Path"):  jen.Lit(e.Path),
+				jen.Id("Path"):  pathLit(e.Path),
 				jen.Id("Class"): jen.Qual(pathDescriptors, classConst[string(e.Class)]),
 				jen.Id("Rule"):  jen.Lit(e.Rule),
 			}
@@ -111,7 +111,11 @@ func descriptorValues(k *model.Kind) jen.Dict {
 		}
 	})
 	if len(k.SecretPaths) > 0 {
-		d[jen.Id("SecretPaths")] = strs(k.SecretPaths)
+		d[jen.Id("SecretPaths")] = jen.Index().Qual(pathDescriptors, "Path").ValuesFunc(func(g *jen.Group) {
+			for _, p := range k.SecretPaths {
+				g.Add(pathLit(p))
+			}
+		})
 	}
 	if acts := postActions(k.Actions); acts != nil {
 		d[jen.Id("Actions")] = acts
@@ -119,7 +123,7 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if len(k.ServerDefaults) > 0 {
 		d[jen.Id("ServerDefaults")] = jen.Index().Qual(pathDescriptors, "ServerDefault").ValuesFunc(func(g *jen.Group) {
 			for _, sd := range k.ServerDefaults {
-				g.Line().Values(jen.Dict{jen.Id("Path"): jen.Lit(sd.Path), jen.Id("JSON"): jen.Lit(sd.JSON)})
+				g.Line().Values(jen.Dict{jen.Id("Path"): pathLit(sd.Path), jen.Id("JSON"): jen.Lit(sd.JSON)})
 			}
 			g.Line()
 		})
@@ -139,6 +143,9 @@ func actions(as []*tree.Action) jen.Code {
 			vals := jen.Dict{jen.Id("Name"): jen.Lit(a.Name), jen.Id("Path"): jen.Lit(a.Path)}
 			if a.Op.LongRunning {
 				vals[jen.Id("LongRunning")] = jen.True()
+			}
+			if !strings.Contains(a.Name, "{") {
+				vals[jen.Id("StatusField")] = jen.Lit(model.StatusGETField(a.Name))
 			}
 			g.Line().Values(vals)
 		}
@@ -189,8 +196,8 @@ func fieldList(fs []descriptor.Field) jen.Code {
 	return jen.Index().Qual(pathDescriptors, "Field").ValuesFunc(func(g *jen.Group) {
 		for _, f := range fs {
 			vals := jen.Dict{}
-			if f.Path != "" {
-				vals[jen.Id("Path")] = jen.Lit(f.Path)
+			if len(f.Path) > 0 {
+				vals[jen.Id("Path")] = pathLit(f.Path)
 			}
 			if f.Type != "" {
 				vals[jen.Id("Type")] = jen.Lit(f.Type)
@@ -209,6 +216,23 @@ func fieldList(fs []descriptor.Field) jen.Code {
 			g.Line().Values(vals)
 		}
 		g.Line()
+	})
+}
+
+// pathLit declares a descriptor.Path literal: its segments, with the wildcards
+// by their names.
+func pathLit(p descriptor.Path) *jen.Statement {
+	return jen.Qual(pathDescriptors, "Path").ValuesFunc(func(g *jen.Group) {
+		for _, s := range p {
+			switch s {
+			case descriptor.Items:
+				g.Qual(pathDescriptors, "Items")
+			case descriptor.Values:
+				g.Qual(pathDescriptors, "Values")
+			default:
+				g.Lit(s)
+			}
+		}
 	})
 }
 
@@ -241,7 +265,7 @@ func defaultsFunc(f *jen.File, p *model.Package) {
 			}
 			cases = append(cases, jen.Case(jen.Lit(k.Name)).Block(jen.Return(jen.Map(jen.String()).String().Values(jen.DictFunc(func(d jen.Dict) {
 				for _, def := range k.Defaults {
-					d[jen.Lit(def.Path)] = jen.Lit(def.JSON)
+					d[jen.Lit(def.Path.String())] = jen.Lit(def.JSON)
 				}
 			})))))
 		}

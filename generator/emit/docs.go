@@ -84,7 +84,7 @@ func docFiles(m *model.Model) (map[string][]byte, error) {
 					dk.ActionRows = append(dk.ActionRows, actionRow(a))
 				}
 				for _, e := range k.Table.Entries {
-					dp := docProp{Path: e.Path, Class: string(e.Class), Rule: cell(e.Rule)}
+					dp := docProp{Path: e.Path.String(), Class: string(e.Class), Rule: cell(e.Rule)}
 					if sum := e.OverrideSummary(); sum != "" {
 						dk.Overrides = true
 						if !strings.Contains(e.Rule, e.Override.Because) {
@@ -140,7 +140,7 @@ func actionRow(a descriptor.Action) docAction {
 		row.Request = schemaName(b.Schema)
 		var req []string
 		for _, f := range b.Fields[1:] {
-			if f.Required && !strings.ContainsAny(f.Path, ".[") {
+			if f.Required && len(f.Path) == 1 {
 				req = append(req, fieldCell(f))
 			}
 		}
@@ -155,7 +155,7 @@ func actionRow(a descriptor.Action) docAction {
 		row.Response = schemaName(b.Schema)
 		var sec []string
 		for _, p := range b.SecretPaths() {
-			sec = append(sec, "`"+p+"`")
+			sec = append(sec, "`"+p.String()+"`")
 		}
 		if len(sec) > 0 {
 			row.Response += "; secret: " + strings.Join(sec, ", ")
@@ -167,7 +167,7 @@ func actionRow(a descriptor.Action) docAction {
 
 // fieldCell is `name` (type, one of a / b, required) for a field.
 func fieldCell(f descriptor.Field) string {
-	s := "`" + f.Path + "`"
+	s := "`" + f.Path.String() + "`"
 	var about []string
 	if f.Type != "" {
 		about = append(about, f.Type)

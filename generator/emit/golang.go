@@ -318,7 +318,7 @@ func registryFile(m *model.Model, importBase string) ([]byte, error) {
 				})
 				g.Id("out").Index(gvk).Op("=").Map(jen.String()).Any().Values(jen.DictFunc(func(d jen.Dict) {
 					for _, def := range k.Defaults {
-						d[jen.Lit(def.Path)] = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(def.JSON))
+						d[jen.Lit(def.Path.String())] = jen.Qual("encoding/json", "RawMessage").Call(jen.Lit(def.JSON))
 					}
 				}))
 			}

@@ -25,15 +25,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Example is one x-ms-examples entry of a PUT operation.
@@ -195,7 +198,7 @@ func ToCR(k *model.Kind, ex Example) CR {
 	name := Name(ex.Names...)
 	spec := deepCopy(ex.Body).(map[string]any)
 	cr := CR{}
-	transform(spec, "", k.Table, name, &cr)
+	transform(spec, nil, k.Table, name, &cr)
 	spec["azureName"] = ex.Names[len(ex.Names)-1]
 	if owner := ownerName(k, ex); owner != "" {
 		spec["owner"] = map[string]any{"name": owner}
@@ -227,26 +230,26 @@ func ownerName(k *model.Kind, ex Example) string {
 
 // transform drops readOnly values and turns secrets into references, in
 // place.
-func transform(obj map[string]any, prefix string, t *classify.Table, crName string, cr *CR) {
-	for _, key := range sortedKeys(obj) {
-		p := join(prefix, key)
-		if _, known := t.Class(p); !known && hasPrefix(t, prefix+".*") {
-			p = prefix + ".*" // a map value
+func transform(obj map[string]any, prefix descriptor.Path, t *classify.Table, crName string, cr *CR) {
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		p := prefix.Child(key)
+		if _, known := t.Class(p); !known && len(prefix) > 0 && hasPrefix(t, prefix.Value()) {
+			p = prefix.Value() // a map value
 		}
 		e, known := t.Entry(p)
 		c := e.Class
 		switch {
 		case known && e.Hidden:
 			delete(obj, key)
-			cr.Hidden = append(cr.Hidden, p)
+			cr.Hidden = append(cr.Hidden, p.String())
 			continue
 		case known && c == classify.ReadOnly:
 			delete(obj, key)
-			cr.Dropped = append(cr.Dropped, p)
+			cr.Dropped = append(cr.Dropped, p.String())
 			continue
 		case known && c == classify.Secret:
 			obj[key] = map[string]any{"name": crName + "-secrets", "key": key}
-			cr.Secrets = append(cr.Secrets, p)
+			cr.Secrets = append(cr.Secrets, p.String())
 			continue
 		}
 		switch v := obj[key].(type) {
@@ -255,26 +258,16 @@ func transform(obj map[string]any, prefix string, t *classify.Table, crName stri
 		case []any:
 			for _, item := range v {
 				if m, ok := item.(map[string]any); ok {
-					transform(m, p+"[*]", t, crName, cr)
+					transform(m, p.Item(), t, crName, cr)
 				}
 			}
 		}
 	}
 }
 
-func join(prefix, key string) string {
-	if prefix == "" {
-		return key
-	}
-	return prefix + "." + key
-}
-
-func hasPrefix(t *classify.Table, prefix string) bool {
-	if strings.HasPrefix(prefix, ".") {
-		return false
-	}
+func hasPrefix(t *classify.Table, prefix descriptor.Path) bool {
 	for _, e := range t.Entries {
-		if strings.HasPrefix(e.Path, prefix) {
+		if e.Path.HasPrefix(prefix) {
 			return true
 		}
 	}
@@ -299,18 +292,9 @@ func deepCopy(v any) any {
 	return v
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // Default is a value ARM fills in when a request leaves the property out.
 type Default struct {
-	Path string
+	Path descriptor.Path
 	// JSON is the value, as JSON.
 	JSON string
 }
@@ -333,29 +317,30 @@ func ServerDefaults(t *classify.Table, exs []Example) []Default {
 		if resp == nil {
 			continue
 		}
-		collectDefaults(t, resp, ex.Body, "", seen)
+		collectDefaults(t, resp, ex.Body, nil, seen)
 	}
-	paths := make([]string, 0, len(seen))
+	paths := make([]descriptor.Path, 0, len(seen))
 	for p := range seen {
-		paths = append(paths, p)
+		paths = append(paths, descriptor.MustParsePath(p))
 	}
-	sort.Strings(paths)
+	slices.SortFunc(paths, descriptor.Path.Compare)
 	var out []Default
-	for _, p := range paths {
+	for _, path := range paths {
+		p := path.String()
 		best, n := "", 0
 		for v, c := range seen[p] {
 			if c > n || c == n && v < best {
 				best, n = v, c
 			}
 		}
-		out = append(out, Default{Path: p, JSON: best})
+		out = append(out, Default{Path: path, JSON: best})
 	}
 	return out
 }
 
-func collectDefaults(t *classify.Table, resp, req map[string]any, prefix string, seen map[string]map[string]int) {
+func collectDefaults(t *classify.Table, resp, req map[string]any, prefix descriptor.Path, seen map[string]map[string]int) {
 	for k, v := range resp {
-		p := join(prefix, k)
+		p := prefix.Child(k)
 		c, known := t.Class(p)
 		if !known || c == classify.ReadOnly || c == classify.Secret || c == classify.WriteOnly {
 			continue
@@ -388,9 +373,10 @@ func collectDefaults(t *classify.Table, resp, req map[string]any, prefix string,
 		if err != nil {
 			continue
 		}
-		if seen[p] == nil {
-			seen[p] = map[string]int{}
+		key := p.String()
+		if seen[key] == nil {
+			seen[key] = map[string]int{}
 		}
-		seen[p][string(b)]++
+		seen[key][string(b)]++
 	}
 }

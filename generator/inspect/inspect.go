@@ -68,13 +68,13 @@ func Build(a *generator.Analysis) *Report {
 				res.StatusGETs = append(res.StatusGETs, g.Name)
 			}
 			for _, e := range k.Table.Entries {
-				res.Properties[e.Path] = string(e.Class)
-				res.Rules[e.Path] = e.Rule
+				res.Properties[e.Path.String()] = string(e.Class)
+				res.Rules[e.Path.String()] = e.Rule
 				if sum := e.OverrideSummary(); sum != "" {
 					if res.Overrides == nil {
 						res.Overrides = map[string]string{}
 					}
-					res.Overrides[e.Path] = sum + ": " + e.Override.Because
+					res.Overrides[e.Path.String()] = sum + ": " + e.Override.Because
 				}
 			}
 			rep.Resources = append(rep.Resources, res)

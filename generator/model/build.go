@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Input is one resource to model with its classification.
@@ -281,7 +284,7 @@ func (b *pkgBuilder) fields(s load.Schema, sd side, hint string, w walk) ([]*Fie
 				continue
 			case !overridden && specExcluded(p):
 				continue
-			case !overridden && w.prefix == "" && known && e.Class == classify.ReadOnly:
+			case !overridden && len(w.prefix) == 0 && known && e.Class == classify.ReadOnly:
 				continue
 			}
 		}
@@ -352,7 +355,7 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 		if s.Items == nil || s.Items.Schema == nil {
 			return &TypeRef{Kind: Slice, Elem: &TypeRef{Kind: JSON}}, nil
 		}
-		elem, err := b.typeOf(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")}, nil, sd, hint+"Item", w.at(w.prefix+"[*]"), typeOpts{open: o.open, fix: o.fix})
+		elem, err := b.typeOf(load.Schema{Schema: s.Items.Schema, Origin: s.Origin.Child("items")}, nil, sd, hint+"Item", w.at(w.prefix.Item()), typeOpts{open: o.open, fix: o.fix})
 		if err != nil {
 			return nil, err
 		}
@@ -367,7 +370,7 @@ func (b *pkgBuilder) typeOf(s load.Schema, p *load.Property, sd side, hint strin
 		}
 		return &TypeRef{Kind: StructRef, Struct: st}, nil
 	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-		elem, err := b.typeOf(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")}, nil, sd, hint+"Value", w.at(w.prefix+".*"), typeOpts{open: o.open, fix: o.fix})
+		elem, err := b.typeOf(load.Schema{Schema: s.AdditionalProperties.Schema, Origin: s.Origin.Child("additionalProperties")}, nil, sd, hint+"Value", w.at(w.prefix.Value()), typeOpts{open: o.open, fix: o.fix})
 		if err != nil {
 			return nil, err
 		}
@@ -393,7 +396,7 @@ func (b *pkgBuilder) structOf(s load.Schema, sd side, hint string, w walk) (*Str
 	}
 	busy := key
 	if w.fixes.Below(w.prefix) {
-		key += "|" + w.kind + "|" + w.prefix
+		key += "|" + w.kind + "|" + w.prefix.String()
 	}
 	if st, ok := b.structs[key]; ok {
 		return st, nil
@@ -605,12 +608,12 @@ func markerSafePattern(p string) bool {
 func createOnlyRules(k *Kind) []Validation {
 	var out []Validation
 	for _, e := range k.Table.Entries {
-		if e.Class != classify.CreateOnly || strings.Contains(e.Path, "[*]") || strings.Contains(e.Path, ".*") {
+		if e.Class != classify.CreateOnly || slices.ContainsFunc(e.Path, descriptor.IsWildcard) {
 			continue
 		}
-		segs := strings.Split(e.Path, ".")
+		segs := []string(e.Path)
 		if len(segs) > 1 {
-			if c, _ := k.Table.Class(strings.Join(segs[:len(segs)-1], ".")); c == classify.CreateOnly {
+			if c, _ := k.Table.Class(e.Path.Parent()); c == classify.CreateOnly {
 				continue // the parent's rule covers it
 			}
 		}
@@ -642,14 +645,14 @@ func createOnlyRules(k *Kind) []Validation {
 		rule := fmt.Sprintf("%s == %s && (!%s || self%s == oldSelf%s)", newHas, oldHas, newHas, value, value)
 		v := Validation{
 			Rule:    rule,
-			Message: fmt.Sprintf("spec.%s is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it", e.Path),
+			Message: fmt.Sprintf("%s is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it", e.Path.FieldPath(field.NewPath("spec"))),
 		}
 		idents := true
 		for _, s := range segs {
 			idents = idents && isIdent(s)
 		}
 		if idents {
-			v.FieldPath = "." + e.Path
+			v.FieldPath = "." + strings.Join(segs, ".")
 		}
 		out = append(out, v)
 	}

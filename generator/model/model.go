@@ -63,7 +63,7 @@ type Kind struct {
 	// createOnly path that CEL can reach.
 	CreateOnly []Validation
 	// SecretPaths are the spec paths that hold Secret references.
-	SecretPaths []string
+	SecretPaths []descriptor.Path
 	// ServerDefaults are values ARM fills in when a request leaves them
 	// out (set by the generator from the examples).
 	ServerDefaults []ServerDefault
@@ -78,14 +78,19 @@ type Kind struct {
 
 // Default is a configured default of a spec property.
 type Default struct {
-	// Path is the property path, JSON the value as compact JSON.
-	Path, JSON string
+	// Path is the property path.
+	Path descriptor.Path
+	// JSON is the value as compact JSON.
+	JSON string
 	// Because is the reason the override gives.
 	Because string
 }
 
 // ServerDefault is a property value ARM fills in.
-type ServerDefault struct{ Path, JSON string }
+type ServerDefault struct {
+	Path descriptor.Path
+	JSON string
+}
 
 // Validation is a CEL rule with its message and field path.
 type Validation struct {

@@ -9,34 +9,31 @@ import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // walk is where a walk over one kind's schemas is: the kind's table and
-// overrides, and the property path of the value being built ("" at the body
-// root; `[*]` and `.*` for array items and map values, as in the table).
+// overrides, and the property path of the value being built (empty at the
+// body root; with the wildcards of array items and map values, as in the
+// table).
 type walk struct {
 	table  *classify.Table
 	fixes  *override.Kind
 	kind   string
-	prefix string
+	prefix descriptor.Path
 }
 
 // at returns the walk at another path.
-func (w walk) at(path string) walk {
+func (w walk) at(path descriptor.Path) walk {
 	w.prefix = path
 	return w
 }
 
 // path returns the path of a property of the object at w.prefix.
-func (w walk) path(name string) string {
-	if w.prefix == "" {
-		return name
-	}
-	return w.prefix + "." + name
-}
+func (w walk) path(name string) descriptor.Path { return w.prefix.Child(name) }
 
 // entry returns the table entry of a path.
-func (w walk) entry(path string) (classify.Entry, bool) {
+func (w walk) entry(path descriptor.Path) (classify.Entry, bool) {
 	if w.table == nil {
 		return classify.Entry{}, false
 	}

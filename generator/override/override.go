@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Target is one resource type as the selectors of an override see it.
@@ -145,7 +146,7 @@ type Kind struct {
 	target  Target
 	idx     []int
 	cache   map[string]*Fix
-	matched []string
+	matched []descriptor.Path
 }
 
 // Target returns the resource type the overrides were selected for.
@@ -153,11 +154,12 @@ func (k *Kind) Target() Target { return k.target }
 
 // At returns what the overrides say about a property path, or nil when no
 // override matches it.
-func (k *Kind) At(path string) *Fix {
+func (k *Kind) At(path descriptor.Path) *Fix {
 	if k == nil {
 		return nil
 	}
-	if f, ok := k.cache[path]; ok {
+	key := path.String()
+	if f, ok := k.cache[key]; ok {
 		return f
 	}
 	var f *Fix
@@ -167,7 +169,7 @@ func (k *Kind) At(path string) *Fix {
 			continue
 		}
 		if k.set.paths[i] == 0 {
-			k.set.first[i] = k.target.Kind + " " + path
+			k.set.first[i] = k.target.Kind + " " + key
 		}
 		k.set.paths[i]++
 		if f == nil {
@@ -176,7 +178,7 @@ func (k *Kind) At(path string) *Fix {
 		}
 		k.merge(f, o)
 	}
-	k.cache[path] = f
+	k.cache[key] = f
 	return f
 }
 
@@ -220,14 +222,14 @@ func (k *Kind) merge(f *Fix, o *config.Override) {
 }
 
 // Below reports whether an override matched a path strictly below prefix
-// ("" for the body root): the model then builds the structs along that
+// (empty for the body root): the model then builds the structs along that
 // path for this kind alone.
-func (k *Kind) Below(prefix string) bool {
+func (k *Kind) Below(prefix descriptor.Path) bool {
 	if k == nil {
 		return false
 	}
 	for _, p := range k.matched {
-		if prefix == "" || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[") {
+		if p.Under(prefix) {
 			return true
 		}
 	}
@@ -258,7 +260,7 @@ func (k *Kind) Problem(f *Fix, action, msg string) {
 // Fix is what the overrides say about one property path of one kind.
 type Fix struct {
 	// Path is the property path.
-	Path string `json:"-"`
+	Path descriptor.Path `json:"-"`
 	// Class is the forced class, or "".
 	Class string `json:"class,omitempty"`
 	// EnumOpen turns a closed enum into an open one.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 var vault = Target{Group: "keyvault.azure.armature.dev", Short: "keyvault", Version: "v20230701", APIVersion: "2023-07-01", Kind: "Vault", ARMType: "Microsoft.KeyVault/vaults"}
@@ -27,28 +28,28 @@ func TestAtMergesEveryMatch(t *testing.T) {
 		config.Override{Kind: "Secret", Path: "properties.vaultUri", Class: "writable", Because: "other kind"},
 	))
 	k := s.For(vault)
-	got := k.At("properties.vaultUri")
-	want := &Fix{Path: "properties.vaultUri", Class: "readOnly", Rename: "URI", Because: "computed; Go style"}
+	got := k.At(descriptor.MustParsePath("properties.vaultUri"))
+	want := &Fix{Path: descriptor.MustParsePath("properties.vaultUri"), Class: "readOnly", Rename: "URI", Because: "computed; Go style"}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Fix{})); diff != "" {
 		t.Errorf("At (-want +got):\n%s", diff)
 	}
-	if k.At("properties.tenantId") != nil {
+	if k.At(descriptor.MustParsePath("properties.tenantId")) != nil {
 		t.Error("a path no override matches has no fix")
 	}
 	if !got.Has("class") || !got.Has("rename") || got.Has("enum") {
 		t.Error("Has must say which actions the fix sets")
 	}
-	if !k.Below("properties") || !k.Below("") || k.Below("properties.vaultUri") || k.Below("tags") {
+	if !k.Below(descriptor.MustParsePath("properties")) || !k.Below(descriptor.MustParsePath("")) || k.Below(descriptor.MustParsePath("properties.vaultUri")) || k.Below(descriptor.MustParsePath("tags")) {
 		t.Error("Below must report overrides strictly below a prefix")
 	}
-	if f := s.For(Target{Kind: "Widget", ARMType: "Microsoft.Contoso/widgets"}).At("properties.vaultUri"); f == nil || f.Class != "" || f.Rename != "URI" {
+	if f := s.For(Target{Kind: "Widget", ARMType: "Microsoft.Contoso/widgets"}).At(descriptor.MustParsePath("properties.vaultUri")); f == nil || f.Class != "" || f.Rename != "URI" {
 		t.Errorf("only the wildcard override selects another kind: %+v", f)
 	}
 	if New("armature.yaml", overrides(config.Override{Kind: "Vault", Path: "x", Hide: true, Because: "b"})).For(Target{Kind: "Widget"}) != nil {
 		t.Error("a kind no override selects has no fixes")
 	}
 	var nilKind *Kind
-	if nilKind.At("x") != nil || nilKind.Below("") {
+	if nilKind.At(descriptor.P("x")) != nil || nilKind.Below(nil) {
 		t.Error("a nil Kind has no fixes")
 	}
 }
@@ -63,11 +64,11 @@ func TestErrors(t *testing.T) {
 		config.Override{Kind: "Vault", Path: "properties.sku.name", Default: []byte(`"standard"`), Because: "policy"},
 	))
 	k := s.For(vault)
-	if f := k.At("properties.vaultUri"); f != nil {
+	if f := k.At(descriptor.MustParsePath("properties.vaultUri")); f != nil {
 		k.Applied(f, "class")
 	}
-	k.At("properties.tenantId")
-	if f := k.At("properties.sku.name"); f != nil {
+	k.At(descriptor.MustParsePath("properties.tenantId"))
+	if f := k.At(descriptor.MustParsePath("properties.sku.name")); f != nil {
 		k.Applied(f, "default")
 		k.Problem(f, "default", "not in the enum")
 	}

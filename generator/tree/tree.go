@@ -9,18 +9,19 @@ import (
 	"github.com/go-openapi/spec"
 
 	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
-// Scope is where in ARM a resource type lives.
-type Scope string
+// Scope is where in ARM a resource type lives: the runtime's type.
+type Scope = descriptor.Scope
 
 // Scopes, in order of preference when a type is served at several.
 const (
-	ScopeResourceGroup   Scope = "resourceGroup"
-	ScopeSubscription    Scope = "subscription"
-	ScopeManagementGroup Scope = "managementGroup"
-	ScopeTenant          Scope = "tenant"
-	ScopeExtension       Scope = "extension"
+	ScopeResourceGroup   = descriptor.ScopeResourceGroup
+	ScopeSubscription    = descriptor.ScopeSubscription
+	ScopeManagementGroup = descriptor.ScopeManagementGroup
+	ScopeTenant          = descriptor.ScopeTenant
+	ScopeExtension       = descriptor.ScopeExtension
 )
 
 var scopeRank = map[Scope]int{ScopeResourceGroup: 0, ScopeSubscription: 1, ScopeManagementGroup: 2, ScopeTenant: 3, ScopeExtension: 4}

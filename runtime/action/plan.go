@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Plan is the request an Action would send.
@@ -61,9 +63,13 @@ func (r *Registry) PlanFor(a *v1alpha1.Action, targetID string) (*Plan, field.Er
 		}
 	}
 	sps := append([]v1alpha1.SecretParameter(nil), a.Spec.SecretParameters...)
-	sort.Slice(sps, func(i, j int) bool { return sps[i].Path < sps[j].Path })
-	for _, sp := range sps {
-		p.Body = setPath(p.Body, sp.Path, fmt.Sprintf("<from Secret %s, key %s>", sp.SecretKeyRef.Name, sp.SecretKeyRef.Key))
+	slices.SortFunc(sps, func(a, b v1alpha1.SecretParameter) int { return strings.Compare(a.Path, b.Path) })
+	for i, sp := range sps {
+		path, err := descriptor.ParsePath(sp.Path)
+		if err != nil || len(path) == 0 {
+			return nil, field.ErrorList{field.Invalid(secretsPath.Index(i).Child("path"), sp.Path, "must be a path of property names, such as properties.password")}
+		}
+		p.Body = path.Set(p.Body, fmt.Sprintf("<from Secret %s, key %s>", sp.SecretKeyRef.Name, sp.SecretKeyRef.Key))
 	}
 	return p, nil
 }

@@ -184,8 +184,12 @@ func (r *Reconciler) body(ctx context.Context, a *v1alpha1.Action) ([]byte, stri
 		}
 	}
 	for _, sp := range a.Spec.SecretParameters {
+		path, err := descriptor.ParsePath(sp.Path)
+		if err != nil || len(path) == 0 {
+			return nil, "", reconcile.TerminalError(fmt.Errorf("spec.secretParameters path %q: not a property path: %v", sp.Path, err))
+		}
 		var s corev1.Secret
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: sp.SecretKeyRef.Name}, &s)
+		err = r.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: sp.SecretKeyRef.Name}, &s)
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Sprintf("Secret %q (for %s) does not exist", sp.SecretKeyRef.Name, sp.Path), nil
 		}
@@ -196,7 +200,7 @@ func (r *Reconciler) body(ctx context.Context, a *v1alpha1.Action) ([]byte, stri
 		if !ok {
 			return nil, fmt.Sprintf("Secret %q has no key %q (for %s)", sp.SecretKeyRef.Name, sp.SecretKeyRef.Key, sp.Path), nil
 		}
-		body = setPath(body, sp.Path, string(v))
+		body = path.Set(body, string(v))
 	}
 	b, err := marshal(body)
 	return b, "", err

@@ -3,9 +3,8 @@ package action
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -57,10 +56,8 @@ var (
 // given), or by matching armId against the kinds' path templates.
 func (r *Registry) ForTarget(t v1alpha1.ActionTarget) (*descriptor.Descriptor, *field.Error) {
 	if t.ARMID != "" {
-		for _, d := range r.descs {
-			if matchTemplate(d.PathTemplate, t.ARMID) {
-				return d, nil
-			}
+		if d, _, ok := descriptor.Find(r.descs, t.ARMID); ok {
+			return d, nil
 		}
 		return nil, field.Invalid(targetPath.Child("armId"), t.ARMID, "names no resource type this operator runs (the id must have the shape of a generated kind's ARM path)")
 	}
@@ -112,7 +109,9 @@ func (r *Registry) Validate(spec *v1alpha1.ActionSpec) (*descriptor.Descriptor, 
 		errs = append(errs, secretChecks(a, params, spec.SecretParameters)...)
 		withSecrets := params
 		for _, sp := range spec.SecretParameters {
-			withSecrets = setPath(withSecrets, sp.Path, "(from a Secret)")
+			if p, err := descriptor.ParsePath(sp.Path); err == nil && len(p) > 0 {
+				withSecrets = p.Set(withSecrets, "(from a Secret)")
+			}
 		}
 		for _, p := range a.Request.Validate(withSecrets) {
 			errs = append(errs, problemError(parametersPath, p, a))
@@ -120,11 +119,11 @@ func (r *Registry) Validate(spec *v1alpha1.ActionSpec) (*descriptor.Descriptor, 
 	}
 	for _, p := range descriptor.ValidateQuery(a.Query, spec.Query) {
 		if p.Kind == descriptor.ProblemUnknown {
-			errs = append(errs, field.Forbidden(queryPath.Key(p.Path), fmt.Sprintf("unknown query parameter of %s (it has: %s)", a.Name, queryNames(a))))
+			errs = append(errs, field.Forbidden(queryPath.Key(p.Path.String()), fmt.Sprintf("unknown query parameter of %s (it has: %s)", a.Name, queryNames(a))))
 			continue
 		}
 		fe := problemError(queryPath, p, a)
-		fe.Field = queryPath.Key(p.Path).String()
+		fe.Field = queryPath.Key(p.Path.String()).String()
 		errs = append(errs, fe)
 	}
 	return d, a, errs
@@ -135,15 +134,20 @@ func (r *Registry) Validate(spec *v1alpha1.ActionSpec) (*descriptor.Descriptor, 
 func secretChecks(a *descriptor.Action, params any, sps []v1alpha1.SecretParameter) field.ErrorList {
 	var errs field.ErrorList
 	for _, p := range a.Request.SecretPaths() {
-		if p == "" || strings.Contains(p, "[*]") || strings.Contains(p, ".*") {
+		if len(p) == 0 || slices.ContainsFunc(p, descriptor.IsWildcard) {
 			continue
 		}
-		if v, ok := getPath(params, p); ok && v != nil {
-			errs = append(errs, field.Forbidden(fieldPath(parametersPath, p), "is a secret: give it in spec.secretParameters as a Secret key reference, not in the Action (the value given is not shown)"))
+		if v, ok := p.Get(params); ok && v != nil {
+			errs = append(errs, field.Forbidden(p.FieldPath(parametersPath), "is a secret: give it in spec.secretParameters as a Secret key reference, not in the Action (the value given is not shown)"))
 		}
 	}
 	for i, sp := range sps {
-		f, ok := a.Request.Field(sp.Path)
+		p, err := descriptor.ParsePath(sp.Path)
+		if err != nil || len(p) == 0 || slices.ContainsFunc(p, descriptor.IsWildcard) {
+			errs = append(errs, field.Invalid(secretsPath.Index(i).Child("path"), sp.Path, "must be a path of property names, such as properties.password"))
+			continue
+		}
+		f, ok := a.Request.Field(p)
 		switch {
 		case !ok:
 			errs = append(errs, field.Invalid(secretsPath.Index(i).Child("path"), sp.Path, fmt.Sprintf("is not a member of the request body of %s", a.Name)))
@@ -156,10 +160,10 @@ func secretChecks(a *descriptor.Action, params any, sps []v1alpha1.SecretParamet
 
 // problemError turns a schema problem into a field error below base.
 func problemError(base *field.Path, p descriptor.Problem, a *descriptor.Action) *field.Error {
-	fp := fieldPath(base, p.Path)
+	fp := p.Path.FieldPath(base)
 	switch p.Kind {
 	case descriptor.ProblemRequired:
-		if p.Path == "" {
+		if len(p.Path) == 0 {
 			return field.Required(fp, fmt.Sprintf("%s needs a request body (%s)", a.Name, schemaName(a.Request)))
 		}
 		return field.Required(fp, "")
@@ -179,7 +183,7 @@ func queryNames(a *descriptor.Action) string {
 	}
 	names := make([]string, len(a.Query))
 	for i, q := range a.Query {
-		names[i] = q.Path
+		names[i] = q.Name()
 	}
 	return strings.Join(names, ", ")
 }
@@ -193,89 +197,6 @@ func schemaName(b *descriptor.Body) string {
 	}
 	return b.Schema
 }
-
-var pathToken = regexp.MustCompile(`([^.\[\]]+)|\[(\d+)\]`)
-
-// fieldPath appends a dotted body path (a.b[0].c) to base.
-func fieldPath(base *field.Path, p string) *field.Path {
-	for _, m := range pathToken.FindAllStringSubmatch(p, -1) {
-		if m[2] != "" {
-			i, _ := strconv.Atoi(m[2])
-			base = base.Index(i)
-			continue
-		}
-		base = base.Child(m[1])
-	}
-	return base
-}
-
-// getPath reads a dotted path (no arrays) from decoded JSON.
-func getPath(v any, p string) (any, bool) {
-	for _, k := range strings.Split(p, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// setPath sets a dotted path (no arrays) in decoded JSON, making objects
-// on the way, and returns the root.
-func setPath(root any, p string, val any) any {
-	m, ok := root.(map[string]any)
-	if !ok {
-		m = map[string]any{}
-	}
-	cur := m
-	keys := strings.Split(p, ".")
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := cur[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			cur[k] = next
-		}
-		cur = next
-	}
-	cur[keys[len(keys)-1]] = val
-	return m
-}
-
-// matchTemplate reports whether an ARM id has the shape of a path
-// template: the same literal segments (ignoring case) with a value for
-// every parameter. An extension template (/{scope}/providers/…) matches
-// the id's part from its last providers segment.
-func matchTemplate(tmpl, id string) bool {
-	t := strings.Split(strings.Trim(tmpl, "/"), "/")
-	s := strings.Split(strings.Trim(id, "/"), "/")
-	if len(t) > 1 && isParam(t[0]) && strings.EqualFold(t[1], "providers") {
-		last := -1
-		for i := len(s) - 1; i > 0; i-- {
-			if strings.EqualFold(s[i], "providers") {
-				last = i
-				break
-			}
-		}
-		if last < 1 {
-			return false
-		}
-		t, s = t[1:], s[last:]
-	}
-	if len(t) != len(s) {
-		return false
-	}
-	for i := range t {
-		if s[i] == "" || (!isParam(t[i]) && !strings.EqualFold(t[i], s[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func isParam(s string) bool { return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") }
 
 // Kinds returns group/Kind of every kind of the registry, sorted.
 func (r *Registry) Kinds() []string {

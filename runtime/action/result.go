@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,26 +39,26 @@ func split(schema *descriptor.Body, body map[string]any) (secrets map[string]str
 	if body == nil {
 		return secrets, nil
 	}
-	pub, _ := splitValue(schema, body, "", "", secrets, true).(map[string]any)
+	pub, _ := splitValue(schema, body, nil, nil, secrets, true).(map[string]any)
 	return secrets, pub
 }
 
 // splitValue returns v without its secret leaves (nil when nothing public
 // is left), adding them to secrets. known is false below a member the
 // schema does not declare.
-func splitValue(schema *descriptor.Body, v any, path, table string, secrets map[string]string, known bool) any {
+func splitValue(schema *descriptor.Body, v any, path, table descriptor.Path, secrets map[string]string, known bool) any {
 	f, ok := schema.Field(table)
 	known = known && ok && !f.Open
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		children := schema.Children(table)
-		for _, k := range sortedKeys(x) {
-			ct := joinDot(table, k)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			ct := table.Child(k)
 			if _, ok := children[k]; !ok {
-				ct = joinDot(table, "*")
+				ct = table.Value()
 			}
-			if pv := splitValue(schema, x[k], joinDot(path, k), ct, secrets, known); pv != nil {
+			if pv := splitValue(schema, x[k], path.Child(k), ct, secrets, known); pv != nil {
 				out[k] = pv
 			}
 		}
@@ -68,7 +69,7 @@ func splitValue(schema *descriptor.Body, v any, path, table string, secrets map[
 	case []any:
 		out := make([]any, 0, len(x))
 		for i, e := range x {
-			out = append(out, splitValue(schema, e, path+"["+strconv.Itoa(i)+"]", table+"[*]", secrets, known))
+			out = append(out, splitValue(schema, e, path.Index(i), table.Item(), secrets, known))
 		}
 		return out
 	case nil:
@@ -85,8 +86,12 @@ var notKeyChar = regexp.MustCompile(`[^-._a-zA-Z0-9]`)
 
 // secretKey is a body path as a Secret or ConfigMap key: keys[0].value →
 // keys.0.value.
-func secretKey(path string) string {
-	k := strings.NewReplacer("[", ".", "]", "").Replace(path)
+func secretKey(path descriptor.Path) string {
+	segs := make([]string, len(path))
+	for i, s := range path {
+		segs[i] = strings.Trim(s, "[]")
+	}
+	k := strings.Join(segs, ".")
 	if k == "" {
 		k = "value"
 	}
@@ -94,15 +99,15 @@ func secretKey(path string) string {
 }
 
 // leaves lists the scalar leaves of a public response by key.
-func leaves(v any, path string, out map[string]string) {
+func leaves(v any, path descriptor.Path, out map[string]string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			leaves(e, joinDot(path, k), out)
+			leaves(e, path.Child(k), out)
 		}
 	case []any:
 		for i, e := range x {
-			leaves(e, path+"["+strconv.Itoa(i)+"]", out)
+			leaves(e, path.Index(i), out)
 		}
 	case nil:
 	case string:
@@ -141,7 +146,7 @@ func (r *Reconciler) complete(ctx context.Context, a *v1alpha1.Action, act *desc
 	}
 	if ref := a.Spec.ResultConfigMap; ref != nil && body != nil {
 		data := map[string]string{}
-		leaves(public, "", data)
+		leaves(public, nil, data)
 		data[ResponseKey] = string(pubJSON)
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: a.Namespace}}
 		if err := r.writeOwned(ctx, a, cm, func() { cm.Data = data }); err != nil {
@@ -218,20 +223,4 @@ func (r *Reconciler) resultsFree(ctx context.Context, a *v1alpha1.Action) (strin
 		return msg, err
 	}
 	return check("ConfigMap", &corev1.ConfigMap{}, a.Spec.ResultConfigMap)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func joinDot(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }

@@ -1,14 +1,14 @@
 package descriptor
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
 // Body is the schema of an action's request or response body, flattened
-// into a field table. Fields[0] is the root (Path ""); the others follow
-// sorted by path. Paths are dotted JSON paths from the body root, with
-// `[*]` for array items and `.*` for map values, as in Property.
+// into a field table. Fields[0] is the root (an empty Path); the others
+// follow sorted by path. Paths are from the body root, with the wildcards
+// Items and Values, as in Property.
 type Body struct {
 	// Required is true when a request must carry a body (the body
 	// parameter is `required`). Always false for a response.
@@ -22,8 +22,9 @@ type Body struct {
 
 // Field is one value of a body schema.
 type Field struct {
-	// Path is the field's path ("" for the root).
-	Path string
+	// Path is the field's path (empty for the root). A query parameter's
+	// path is its name alone.
+	Path Path
 	// Type is the JSON type (string, integer, number, boolean, object,
 	// array), or "" when the swagger does not say.
 	Type string
@@ -81,55 +82,49 @@ func (b *Body) Root() Field {
 	return b.Fields[0]
 }
 
+// Name is the last segment of the field's path: a query parameter's name.
+func (f Field) Name() string { return f.Path.Last() }
+
 // Field returns the field at a table path, and false when the body has none.
-func (b *Body) Field(path string) (Field, bool) {
+func (b *Body) Field(path Path) (Field, bool) {
 	if b == nil || len(b.Fields) == 0 {
 		return Field{}, false
 	}
-	if path == "" {
+	if len(path) == 0 {
 		return b.Fields[0], true
 	}
 	rest := b.Fields[1:]
-	i := sort.Search(len(rest), func(i int) bool { return rest[i].Path >= path })
-	if i < len(rest) && rest[i].Path == path {
+	i, found := slices.BinarySearchFunc(rest, path, func(f Field, p Path) int { return f.Path.Compare(p) })
+	if found {
 		return rest[i], true
 	}
 	return Field{}, false
 }
 
 // Children returns the fields directly below an object field, by member
-// name (a map's value field is under "*"). An array's item is not a child:
-// look it up as path+"[*]".
-func (b *Body) Children(path string) map[string]Field {
+// name (a map's value field is under Values). An array's item is not a
+// child: look it up as path.Item().
+func (b *Body) Children(path Path) map[string]Field {
 	if b == nil || len(b.Fields) < 2 {
 		return nil
 	}
-	prefix := path + "."
-	if path == "" {
-		prefix = ""
-	}
 	rest := b.Fields[1:]
 	out := map[string]Field{}
-	for i := sort.Search(len(rest), func(i int) bool { return rest[i].Path >= prefix }); i < len(rest); i++ {
-		p := rest[i].Path
-		if !strings.HasPrefix(p, prefix) {
-			break
+	i, _ := slices.BinarySearchFunc(rest, path, func(f Field, p Path) int { return f.Path.Compare(p) })
+	for ; i < len(rest) && rest[i].Path.HasPrefix(path); i++ {
+		if p := rest[i].Path; len(p) == len(path)+1 && p.Last() != Items {
+			out[p.Last()] = rest[i]
 		}
-		name := p[len(prefix):]
-		if name == "" || strings.ContainsAny(name, ".[") {
-			continue
-		}
-		out[name] = rest[i]
 	}
 	return out
 }
 
 // SecretPaths returns the paths of the secret fields, in order.
-func (b *Body) SecretPaths() []string {
+func (b *Body) SecretPaths() []Path {
 	if b == nil {
 		return nil
 	}
-	var out []string
+	var out []Path
 	for _, f := range b.Fields {
 		if f.Secret {
 			out = append(out, f.Path)

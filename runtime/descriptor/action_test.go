@@ -19,10 +19,10 @@ func TestGeneratedActions(t *testing.T) {
 	if regen.LongRunning || regen.Request == nil || !regen.Request.Required {
 		t.Errorf("regenerateKey: a synchronous action with a required body, got %+v", regen)
 	}
-	if f, ok := regen.Request.Field("keyName"); !ok || !f.Required || f.Type != "string" {
+	if f, ok := regen.Request.Field(descriptor.MustParsePath("keyName")); !ok || !f.Required || f.Type != "string" {
 		t.Errorf("keyName = %+v, %v", f, ok)
 	}
-	if diff := cmp.Diff([]string{"keys[*].value"}, regen.Response.SecretPaths()); diff != "" {
+	if diff := cmp.Diff([]descriptor.Path{descriptor.MustParsePath("keys[*].value")}, regen.Response.SecretPaths()); diff != "" {
 		t.Errorf("secret response paths (-want +got):\n%s", diff)
 	}
 	if a, ok := d.Action("LISTKEYS"); !ok || a.Name != "listKeys" {
@@ -32,11 +32,11 @@ func TestGeneratedActions(t *testing.T) {
 		t.Error("unknown action found")
 	}
 	fo, _ := d.Action("failover")
-	if !fo.LongRunning || fo.Request != nil || len(fo.Query) != 1 || fo.Query[0].Path != "failoverType" {
+	if !fo.LongRunning || fo.Request != nil || len(fo.Query) != 1 || fo.Query[0].Name() != "failoverType" {
 		t.Errorf("failover: an LRO without body, with a failoverType query parameter: %+v", fo)
 	}
 	r, _ := cache.RedisDescriptor.Action("regenerateKey")
-	if f, _ := r.Request.Field("keyType"); !cmp.Equal(f.Enum, []string{"Primary", "Secondary"}) || f.EnumOpen {
+	if f, _ := r.Request.Field(descriptor.MustParsePath("keyType")); !cmp.Equal(f.Enum, []string{"Primary", "Secondary"}) || f.EnumOpen {
 		t.Errorf("Redis keyType is a closed enum Primary/Secondary: %+v", f)
 	}
 }
@@ -44,14 +44,14 @@ func TestGeneratedActions(t *testing.T) {
 func TestBodyLookups(t *testing.T) {
 	b := &descriptor.Body{Fields: []descriptor.Field{
 		{Type: "object"},
-		{Path: "a", Type: "object"},
-		{Path: "a.b", Type: "string"},
-		{Path: "a.m", Type: "object"},
-		{Path: "a.m.*", Type: "integer"},
-		{Path: "list", Type: "array"},
-		{Path: "list[*]", Type: "object"},
-		{Path: "list[*].x", Type: "string", Secret: true},
-		{Path: "z", Type: "boolean"},
+		{Path: descriptor.MustParsePath("a"), Type: "object"},
+		{Path: descriptor.MustParsePath("a.b"), Type: "string"},
+		{Path: descriptor.MustParsePath("a.m"), Type: "object"},
+		{Path: descriptor.MustParsePath("a.m.*"), Type: "integer"},
+		{Path: descriptor.MustParsePath("list"), Type: "array"},
+		{Path: descriptor.MustParsePath("list[*]"), Type: "object"},
+		{Path: descriptor.MustParsePath("list[*].x"), Type: "string", Secret: true},
+		{Path: descriptor.MustParsePath("z"), Type: "boolean"},
 	}}
 	cases := map[string]struct {
 		path string
@@ -66,7 +66,7 @@ func TestBodyLookups(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for k := range b.Children(tc.path) {
+			for k := range b.Children(descriptor.MustParsePath(tc.path)) {
 				got = append(got, k)
 			}
 			if diff := cmp.Diff(tc.want, got, cmpSorted); diff != "" {
@@ -74,10 +74,10 @@ func TestBodyLookups(t *testing.T) {
 			}
 		})
 	}
-	if f, ok := b.Field("a.m.*"); !ok || f.Type != "integer" {
+	if f, ok := b.Field(descriptor.MustParsePath("a.m.*")); !ok || f.Type != "integer" {
 		t.Errorf("Field(a.m.*) = %+v, %v", f, ok)
 	}
-	if _, ok := b.Field("a.c"); ok {
+	if _, ok := b.Field(descriptor.MustParsePath("a.c")); ok {
 		t.Error("Field(a.c) found")
 	}
 	if r := b.Root(); r.Type != "object" {

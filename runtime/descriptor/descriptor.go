@@ -1,7 +1,7 @@
 package descriptor
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,11 +36,10 @@ const (
 	ScopeExtension       Scope = "extension"
 )
 
-// Property is the class of one property path. Paths are dotted JSON paths
-// from the ARM body root; `[*]` stands for array items and `.*` for map
-// values.
+// Property is the class of one property path, a path from the ARM body
+// root whose wildcards are Items and Values.
 type Property struct {
-	Path  string
+	Path  Path
 	Class Class
 	// Rule is the generator rule that decided the class.
 	Rule string
@@ -79,6 +78,11 @@ type Action struct {
 	// swagger's order. Path is their JSON name; Type, Required and Enum
 	// are as for a body field.
 	Query []Field
+	// StatusField is, for a status GET, the status field its result is
+	// joined under (rollingUpgrades/latest → rollingUpgradesLatest); empty
+	// for a POST action, and for a status GET whose path has a parameter
+	// (which is not read).
+	StatusField string
 }
 
 // Descriptor describes one generated kind.
@@ -115,7 +119,7 @@ type Descriptor struct {
 	// Properties is the property-class table, sorted by path.
 	Properties []Property
 	// SecretPaths are the spec paths that hold Secret references.
-	SecretPaths []string
+	SecretPaths []Path
 	// Actions are POST operations on the resource.
 	Actions []Action
 	// StatusGETs are extra GETs whose results are joined into status.
@@ -128,7 +132,7 @@ type Descriptor struct {
 
 // ServerDefault is a value ARM fills in for a property left out.
 type ServerDefault struct {
-	Path string
+	Path Path
 	// JSON is the value as JSON.
 	JSON string
 }
@@ -156,17 +160,17 @@ func (d *Descriptor) HasVerb(verb string) bool {
 
 // ClassOf returns the class of a property path, and false when the path is
 // not in the table.
-func (d *Descriptor) ClassOf(path string) (Class, bool) {
-	i := sort.Search(len(d.Properties), func(i int) bool { return d.Properties[i].Path >= path })
-	if i < len(d.Properties) && d.Properties[i].Path == path {
+func (d *Descriptor) ClassOf(path Path) (Class, bool) {
+	i, found := slices.BinarySearchFunc(d.Properties, path, func(p Property, q Path) int { return p.Path.Compare(q) })
+	if found {
 		return d.Properties[i].Class, true
 	}
 	return "", false
 }
 
 // PathsOf returns the property paths of a class, in order.
-func (d *Descriptor) PathsOf(c Class) []string {
-	var out []string
+func (d *Descriptor) PathsOf(c Class) []Path {
+	var out []Path
 	for _, p := range d.Properties {
 		if p.Class == c {
 			out = append(out, p.Path)

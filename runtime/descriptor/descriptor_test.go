@@ -22,12 +22,12 @@ func TestGeneratedStorageAccountDescriptor(t *testing.T) {
 		"properties.provisioningState": descriptor.ReadOnly,
 	}
 	for path, want := range cases {
-		got, ok := d.ClassOf(path)
+		got, ok := d.ClassOf(descriptor.MustParsePath(path))
 		if !ok || got != want {
 			t.Errorf("ClassOf(%q) = %q, %v; want %q", path, got, ok, want)
 		}
 	}
-	if _, ok := d.ClassOf("no.such.path"); ok {
+	if _, ok := d.ClassOf(descriptor.MustParsePath("no.such.path")); ok {
 		t.Error("unknown paths are not in the table")
 	}
 	if !d.HasVerb("patch") || d.HasVerb("POST") {
@@ -40,7 +40,7 @@ func TestGeneratedStorageAccountDescriptor(t *testing.T) {
 		t.Errorf("LongRunning (-want +got):\n%s", diff)
 	}
 	for i := 1; i < len(d.Properties); i++ {
-		if d.Properties[i-1].Path >= d.Properties[i].Path {
+		if d.Properties[i-1].Path.Compare(d.Properties[i].Path) >= 0 {
 			t.Fatalf("Properties must be sorted for ClassOf: %q before %q", d.Properties[i-1].Path, d.Properties[i].Path)
 		}
 	}

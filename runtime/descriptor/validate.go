@@ -3,8 +3,9 @@ package descriptor
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,9 +30,9 @@ const (
 
 // Problem is a value of a request that does not fit its schema.
 type Problem struct {
-	// Path is the concrete dotted path of the value, e.g.
-	// blobRanges[0].startRange; "" is the body itself.
-	Path string
+	// Path is the concrete path of the value, e.g.
+	// blobRanges[0].startRange; empty for the body itself.
+	Path Path
 	Kind ProblemKind
 	// Value is the value found (nil when it is missing).
 	Value any
@@ -43,7 +44,7 @@ type Problem struct {
 
 // String is the problem as one line: `keyName: required`.
 func (p Problem) String() string {
-	where := p.Path
+	where := p.Path.String()
 	if where == "" {
 		where = "(body)"
 	}
@@ -80,11 +81,11 @@ func (b *Body) Validate(v any) []Problem {
 		}
 		return out
 	}
-	b.check(&out, "", "", b.Root(), v)
+	b.check(&out, nil, nil, b.Root(), v)
 	return out
 }
 
-func (b *Body) check(out *[]Problem, path, table string, f Field, v any) {
+func (b *Body) check(out *[]Problem, path, table Path, f Field, v any) {
 	if v == nil {
 		return
 	}
@@ -105,12 +106,12 @@ func (b *Body) check(out *[]Problem, path, table string, f Field, v any) {
 			*out = append(*out, Problem{Path: path, Kind: ProblemType, Value: v, Type: "array"})
 			return
 		}
-		item, ok := b.Field(table + "[*]")
+		item, ok := b.Field(table.Item())
 		if !ok || f.Open {
 			return
 		}
 		for i, x := range a {
-			b.check(out, fmt.Sprintf("%s[%d]", path, i), table+"[*]", item, x)
+			b.check(out, path.Index(i), table.Item(), item, x)
 		}
 		return
 	}
@@ -134,26 +135,23 @@ func (b *Body) check(out *[]Problem, path, table string, f Field, v any) {
 }
 
 // members checks the members of an object and its required members.
-func (b *Body) members(out *[]Problem, path, table string, m map[string]any) {
+func (b *Body) members(out *[]Problem, path, table Path, m map[string]any) {
 	children := b.Children(table)
-	mapValue, isMap := children["*"]
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+	mapValue, isMap := children[Values]
+	keys := slices.Collect(maps.Keys(m))
 	for name, c := range children {
-		if _, ok := m[name]; !ok && c.Required && name != "*" {
+		if _, ok := m[name]; !ok && c.Required && name != Values {
 			keys = append(keys, name)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
-		p := joinDot(path, k)
+		p := path.Child(k)
 		v, present := m[k]
 		c, known := children[k]
-		ct := joinDot(table, k)
+		ct := table.Child(k)
 		if !known && isMap {
-			c, known, ct = mapValue, true, joinDot(table, "*")
+			c, known, ct = mapValue, true, table.Value()
 		}
 		switch {
 		case !present:
@@ -177,20 +175,15 @@ func ValidateQuery(fields []Field, q map[string]string) []Problem {
 	var out []Problem
 	known := map[string]Field{}
 	for _, f := range fields {
-		known[f.Path] = f
-		if _, ok := q[f.Path]; !ok && f.Required {
-			out = append(out, Problem{Path: f.Path, Kind: ProblemRequired})
+		known[f.Name()] = f
+		if _, ok := q[f.Name()]; !ok && f.Required {
+			out = append(out, Problem{Path: P(f.Name()), Kind: ProblemRequired})
 		}
 	}
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		f, ok := known[k]
 		if !ok {
-			out = append(out, Problem{Path: k, Kind: ProblemUnknown, Value: q[k]})
+			out = append(out, Problem{Path: P(k), Kind: ProblemUnknown, Value: q[k]})
 			continue
 		}
 		var v any = q[k]
@@ -198,23 +191,23 @@ func ValidateQuery(fields []Field, q map[string]string) []Problem {
 		case "integer", "number":
 			n, err := strconv.ParseFloat(q[k], 64)
 			if err != nil || (f.Type == "integer" && n != math.Trunc(n)) {
-				out = append(out, Problem{Path: k, Kind: ProblemType, Value: q[k], Type: f.Type})
+				out = append(out, Problem{Path: P(k), Kind: ProblemType, Value: q[k], Type: f.Type})
 				continue
 			}
 			v = json.Number(q[k])
 		case "boolean":
 			t, err := strconv.ParseBool(q[k])
 			if err != nil {
-				out = append(out, Problem{Path: k, Kind: ProblemType, Value: q[k], Type: f.Type})
+				out = append(out, Problem{Path: P(k), Kind: ProblemType, Value: q[k], Type: f.Type})
 				continue
 			}
 			v = t
 		}
 		var sub []Problem
-		(&Body{}).check(&sub, k, k, f, v)
+		(&Body{}).check(&sub, P(k), P(k), f, v)
 		out = append(out, sub...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	slices.SortStableFunc(out, func(a, b Problem) int { return a.Path.Compare(b.Path) })
 	return out
 }
 
@@ -265,11 +258,4 @@ func scalarString(v any) string {
 		return strconv.FormatFloat(n, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
-}
-
-func joinDot(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }

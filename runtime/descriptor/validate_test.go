@@ -11,18 +11,18 @@ import (
 
 var regen = &descriptor.Body{Required: true, Fields: []descriptor.Field{
 	{Type: "object"},
-	{Path: "expiry", Type: "string", Format: "date-time"},
-	{Path: "extra", Type: "object", Open: true},
-	{Path: "id", Type: "string", ReadOnly: true},
-	{Path: "keyName", Type: "string", Required: true, Enum: []string{"key1", "key2"}},
-	{Path: "labels", Type: "object"},
-	{Path: "labels.*", Type: "integer"},
-	{Path: "mode", Type: "string", Enum: []string{"Soft"}, EnumOpen: true},
-	{Path: "ranges", Type: "array"},
-	{Path: "ranges[*]", Type: "object"},
-	{Path: "ranges[*].end", Type: "string", Required: true},
-	{Path: "ranges[*].start", Type: "string"},
-	{Path: "size", Type: "number"},
+	{Path: descriptor.MustParsePath("expiry"), Type: "string", Format: "date-time"},
+	{Path: descriptor.MustParsePath("extra"), Type: "object", Open: true},
+	{Path: descriptor.MustParsePath("id"), Type: "string", ReadOnly: true},
+	{Path: descriptor.MustParsePath("keyName"), Type: "string", Required: true, Enum: []string{"key1", "key2"}},
+	{Path: descriptor.MustParsePath("labels"), Type: "object"},
+	{Path: descriptor.MustParsePath("labels.*"), Type: "integer"},
+	{Path: descriptor.MustParsePath("mode"), Type: "string", Enum: []string{"Soft"}, EnumOpen: true},
+	{Path: descriptor.MustParsePath("ranges"), Type: "array"},
+	{Path: descriptor.MustParsePath("ranges[*]"), Type: "object"},
+	{Path: descriptor.MustParsePath("ranges[*].end"), Type: "string", Required: true},
+	{Path: descriptor.MustParsePath("ranges[*].start"), Type: "string"},
+	{Path: descriptor.MustParsePath("size"), Type: "number"},
 }}
 
 func TestValidate(t *testing.T) {
@@ -66,9 +66,9 @@ func TestValidate(t *testing.T) {
 
 func TestValidateQuery(t *testing.T) {
 	fields := []descriptor.Field{
-		{Path: "failoverType", Type: "string", Enum: []string{"Planned"}},
-		{Path: "minutes", Type: "integer", Required: true},
-		{Path: "skip", Type: "boolean"},
+		{Path: descriptor.MustParsePath("failoverType"), Type: "string", Enum: []string{"Planned"}},
+		{Path: descriptor.MustParsePath("minutes"), Type: "integer", Required: true},
+		{Path: descriptor.MustParsePath("skip"), Type: "boolean"},
 	}
 	cases := map[string]struct {
 		q    map[string]string

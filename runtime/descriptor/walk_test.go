@@ -25,11 +25,11 @@ func TestWalk(t *testing.T) {
 	}
 	got := map[string]string{}
 	d.Walk(body, func(n descriptor.Node) bool {
-		v := n.TablePath + " " + string(n.Class)
+		v := n.TablePath.String() + " " + string(n.Class)
 		if !n.Known {
-			v = n.TablePath + " unknown"
+			v = n.TablePath.String() + " unknown"
 		}
-		got[n.Path] = v
+		got[n.Path.String()] = v
 		return true
 	})
 	want := map[string]string{
@@ -50,7 +50,7 @@ func TestWalk(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if !d.Open("tags") || d.Open("properties") {
+	if !d.Open(descriptor.P("tags")) || d.Open(descriptor.P("properties")) {
 		t.Error("tags (a map of strings) is open; properties is not")
 	}
 }

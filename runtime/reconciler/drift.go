@@ -17,20 +17,17 @@ func (r *Reconciler) drift(desired, live map[string]any) []string {
 		return nil
 	}
 	var out []string
-	var walk func(want, got map[string]any, table, path string)
-	walk = func(want, got map[string]any, table, path string) {
+	var walk func(want, got map[string]any, table, path descriptor.Path)
+	walk = func(want, got map[string]any, table, path descriptor.Path) {
 		for k, wv := range want {
 			tp, c, known := r.Desc.Child(table, k)
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
+			p := path.Child(k)
 			if !known || c == descriptor.Secret || c == descriptor.WriteOnly || c == descriptor.ReadOnly {
 				continue
 			}
 			gv, ok := got[k]
 			if !ok {
-				out = append(out, p)
+				out = append(out, p.String())
 				continue
 			}
 			wm, wok := wv.(map[string]any)
@@ -40,11 +37,11 @@ func (r *Reconciler) drift(desired, live map[string]any) []string {
 				continue
 			}
 			if !sameValue(wv, gv) {
-				out = append(out, p)
+				out = append(out, p.String())
 			}
 		}
 	}
-	walk(desired, live, "", "")
+	walk(desired, live, nil, nil)
 	sort.Strings(out)
 	return out
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"strings"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,21 +87,6 @@ func azureName(obj *unstructured.Unstructured, d *descriptor.Descriptor) string 
 		return d.Singleton
 	}
 	return obj.GetName()
-}
-
-// armID builds the resource's ARM id below a scope id.
-func armID(scope, name string, d *descriptor.Descriptor) string {
-	parts := strings.Split(d.ARMType, "/")
-	provider, types := parts[0], parts[1:]
-	scope = strings.TrimSuffix(scope, "/")
-	switch {
-	case strings.EqualFold(d.ARMType, "Microsoft.Resources/resourceGroups"):
-		return scope + "/resourceGroups/" + name
-	case len(types) == 1:
-		return scope + "/providers/" + provider + "/" + types[0] + "/" + name
-	default:
-		return scope + "/" + types[len(types)-1] + "/" + name
-	}
 }
 
 // conditions reads status.conditions.

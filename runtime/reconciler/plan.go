@@ -42,7 +42,7 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 		if scope == "" {
 			return nil, fmt.Errorf("the owner's ARM id is needed: set spec.owner.armId or pass the scope")
 		}
-		id = armID(scope, name, d)
+		id = d.ID(scope, name)
 	}
 	desired := runtime.DeepCopyJSON(s)
 	for _, f := range operatorFields {

@@ -121,7 +121,7 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 	name := azureName(st.obj, r.Desc)
 	owner, _ := s["owner"].(map[string]any)
 	if armID, _ := owner["armId"].(string); armID != "" {
-		return armIDOf(armID, name, r.Desc), "", nil
+		return r.Desc.ID(armID, name), "", nil
 	}
 	if ownerName, _ := owner["name"].(string); ownerName != "" && r.Desc.OwnerKind != "" {
 		o := &unstructured.Unstructured{}
@@ -138,18 +138,16 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 			return "", fmt.Sprintf("owner %s %q is not Ready", r.Desc.OwnerKind, ownerName), nil
 		}
 		st.owner = o
-		return armIDOf(scope, name, r.Desc), "", nil
+		return r.Desc.ID(scope, name), "", nil
 	}
 	if strings.EqualFold(r.Desc.OwnerARMType, "Microsoft.Resources/subscriptions") {
 		if r.Config.SubscriptionID == "" {
 			return "", "", terminal("NoSubscription", "the operator has no subscription id (--subscription-id or AZURE_SUBSCRIPTION_ID) for "+r.Desc.Kind)
 		}
-		return armIDOf("/subscriptions/"+r.Config.SubscriptionID, name, r.Desc), "", nil
+		return r.Desc.ID("/subscriptions/"+r.Config.SubscriptionID, name), "", nil
 	}
 	return "", "", terminal("OwnerRequired", fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(r.Desc)))
 }
-
-func armIDOf(scope, name string, d *descriptor.Descriptor) string { return armID(scope, name, d) }
 
 func ownerLabel(d *descriptor.Descriptor) string {
 	if d.OwnerKind != "" {
@@ -557,28 +555,15 @@ func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]
 		return
 	}
 	for _, g := range r.Desc.StatusGETs {
-		if strings.Contains(g.Name, "{") {
+		if g.StatusField == "" {
 			continue
 		}
 		res, err := r.armCall(ctx, http.MethodGet, id+"/"+g.Name, nil)
 		if err != nil || res.Body == nil {
 			continue
 		}
-		body[statusGETField(g.Name)] = res.Body
+		body[g.StatusField] = res.Body
 	}
-}
-
-// statusGETField mirrors the generator: rollingUpgrades/latest →
-// rollingUpgradesLatest.
-func statusGETField(name string) string {
-	parts := strings.Split(name, "/")
-	out := parts[0]
-	for _, p := range parts[1:] {
-		if p != "" {
-			out += strings.ToUpper(p[:1]) + p[1:]
-		}
-	}
-	return out
 }
 
 // syncPeriod is the jittered period of the object.

@@ -3,7 +3,8 @@ package conversion
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,26 +72,21 @@ func (c *Converter) Convert(obj *unstructured.Unstructured, toVersion string) (*
 		if body == nil {
 			continue
 		}
-		moveOut(body, from, to, in, nil, "", &still)
+		moveOut(body, from, to, in, nil, nil, &still)
 	}
 	return out, setPreserved(out, still)
 }
 
 // moveOut walks body with from's table and removes, into kept, every
 // member from knows and to does not.
-func moveOut(obj map[string]any, from, to *descriptor.Descriptor, in string, path []any, table string, kept *[]Preserved) {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+func moveOut(obj map[string]any, from, to *descriptor.Descriptor, in string, path []any, table descriptor.Path, kept *[]Preserved) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		tp, _, known := from.Child(table, k)
 		if !known {
 			continue // an operator field, or one neither version describes
 		}
 		p := append(append([]any(nil), path...), k)
-		if _, _, inTarget := to.Child(table, k); !inTarget || tableOf(to, p) != tp {
+		if _, _, inTarget := to.Child(table, k); !inTarget || !tableOf(to, p).Equal(tp) {
 			*kept = append(*kept, Preserved{In: in, Path: p, Value: obj[k]})
 			delete(obj, k)
 			continue
@@ -104,27 +100,27 @@ func moveOut(obj map[string]any, from, to *descriptor.Descriptor, in string, pat
 		case []any:
 			for i, item := range v {
 				if m, ok := item.(map[string]any); ok {
-					moveOut(m, from, to, in, append(append([]any(nil), p...), i), tp+"[*]", kept)
+					moveOut(m, from, to, in, append(append([]any(nil), p...), i), tp.Item(), kept)
 				}
 			}
 		}
 	}
 }
 
-// tableOf maps a concrete path to d's table path ("" when d does not know
-// a step of it).
-func tableOf(d *descriptor.Descriptor, path []any) string {
-	table := ""
+// tableOf maps a concrete path (names and item indexes) to d's table path
+// (nil when d does not know a step of it).
+func tableOf(d *descriptor.Descriptor, path []any) descriptor.Path {
+	var table descriptor.Path
 	for _, s := range path {
 		switch s := s.(type) {
 		case string:
 			tp, _, known := d.Child(table, s)
 			if !known {
-				return ""
+				return nil
 			}
 			table = tp
 		default:
-			table += "[*]"
+			table = table.Item()
 		}
 	}
 	return table
@@ -134,7 +130,7 @@ func tableOf(d *descriptor.Descriptor, path []any) string {
 // above it exist (arrays are never grown); it reports whether p is done
 // with (put back, or its place is gone).
 func restore(obj map[string]any, d *descriptor.Descriptor, p Preserved) bool {
-	if tableOf(d, p.Path) == "" {
+	if tableOf(d, p.Path) == nil {
 		return false
 	}
 	cur, _ := obj[p.In].(map[string]any)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,23 +76,23 @@ func RandomObject(rng *rand.Rand, d *descriptor.Descriptor) *unstructured.Unstru
 		default:
 			continue
 		}
-		set(target, strings.Split(strings.ReplaceAll(p.Path, "[*]", ".[*]"), "."), value(rng, p.Type))
+		set(target, p.Path, value(rng, p.Type))
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": d.Group + "/" + d.Version, "kind": d.Kind,
 		"metadata": map[string]any{"name": "r", "namespace": "n"}, "spec": spec, "status": status}}
 }
 
-func set(obj map[string]any, segs []string, v any) {
+func set(obj map[string]any, segs descriptor.Path, v any) {
 	key := segs[0]
-	if key == "*" {
+	if key == descriptor.Values {
 		key = "k1"
 	}
 	if len(segs) == 1 {
 		obj[key] = v
 		return
 	}
-	if segs[1] == "[*]" {
+	if segs[1] == descriptor.Items {
 		arr, _ := obj[key].([]any)
 		if len(arr) == 0 {
 			arr = []any{map[string]any{}}

@@ -133,6 +133,10 @@ type WidgetProperties struct {
 	// +kubebuilder:validation:Schemaless
 	Metadata *apiextensionsv1.JSON `json:"metadata,omitempty"`
 
+	// A property whose name has a dot (as Microsoft.Insights metric alerts have): one path segment, create-only (not in the PATCH body).
+	// +optional
+	OdataType *string `json:"odata.type,omitempty"`
+
 	// +optional
 	Parts []Part `json:"parts,omitempty"`
 
@@ -185,6 +189,9 @@ type WidgetProperties_STATUS struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless
 	Metadata *apiextensionsv1.JSON `json:"metadata,omitempty"`
+
+	// A property whose name has a dot (as Microsoft.Insights metric alerts have): one path segment, create-only (not in the PATCH body).
+	OdataType *string `json:"odata.type,omitempty"`
 
 	Parts []Part_STATUS `json:"parts,omitempty"`
 

@@ -512,6 +512,11 @@ func (in *WidgetProperties) DeepCopyInto(out *WidgetProperties) {
 		*out = new(apiextensionsv1.JSON)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.OdataType != nil {
+		in, out := &in.OdataType, &out.OdataType
+		*out = new(string)
+		**out = **in
+	}
 	if in.Parts != nil {
 		in, out := &in.Parts, &out.Parts
 		*out = make([]Part, len(*in))
@@ -635,6 +640,11 @@ func (in *WidgetProperties_STATUS) DeepCopyInto(out *WidgetProperties_STATUS) {
 		in, out := &in.Metadata, &out.Metadata
 		*out = new(apiextensionsv1.JSON)
 		(*in).DeepCopyInto(*out)
+	}
+	if in.OdataType != nil {
+		in, out := &in.OdataType, &out.OdataType
+		*out = new(string)
+		**out = **in
 	}
 	if in.Parts != nil {
 		in, out := &in.Parts, &out.Parts
