@@ -20,6 +20,8 @@ import (
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
+	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 const (
@@ -51,10 +53,16 @@ type env struct {
 
 func start(t *testing.T, opts fakearm.StartOptions) *env {
 	t.Helper()
+	return startWith(t, apis.Descriptors(), opts)
+}
+
+// startWith starts the emulator serving descs.
+func startWith(t *testing.T, descs []*descriptor.Descriptor, opts fakearm.StartOptions) *env {
+	t.Helper()
 	if opts.RetryAfter == 0 {
 		opts.RetryAfter = -1 // Retry-After: 0, so tests do not wait
 	}
-	r, err := fakearm.Start(apis.Descriptors(), opts)
+	r, err := fakearm.Start(descs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,5 +418,29 @@ func TestAdminEndpoints(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer x")
 	if resp, err := e.arm.HTTPClient().Do(req); err != nil || resp.StatusCode != 503 {
 		t.Errorf("injected 503: %v %v", err, resp.StatusCode)
+	}
+}
+
+// TestDottedCreateOnly: contoso's properties["odata.type"] is one property
+// (create-only), not properties.odata.type: the emulator refuses a change
+// of it naming the escaped path, and refuses the two-segment lookalike as
+// an unknown member.
+func TestDottedCreateOnly(t *testing.T) {
+	e := startWith(t, append(apis.Descriptors(), contoso.Descriptors()...), fakearm.StartOptions{})
+	e.resourceGroup()
+	const widget = rg + "/providers/Microsoft.Contoso/widgets/w1"
+	api := contoso.WidgetDescriptor.APIVersion
+	resp := e.do(http.MethodPut, widget, api, map[string]any{"location": "westeurope", "properties": map[string]any{"odata.type": "#Microsoft.A"}})
+	if resp.StatusCode >= 300 {
+		t.Fatalf("PUT: %d %v", resp.StatusCode, decode(t, resp))
+	}
+	e.wait(resp)
+	resp = e.do(http.MethodPatch, widget, api, map[string]any{"properties": map[string]any{"odata.type": "#Microsoft.B"}})
+	if code, target := armCode(t, resp); resp.StatusCode != http.StatusBadRequest || code != "PropertyChangeNotAllowed" || target != `properties.odata\.type` {
+		t.Errorf("changing properties[odata.type]: %d %s %s", resp.StatusCode, code, target)
+	}
+	resp = e.do(http.MethodPatch, widget, api, map[string]any{"properties": map[string]any{"odata": map[string]any{"type": "#Microsoft.B"}}})
+	if code, target := armCode(t, resp); resp.StatusCode != http.StatusBadRequest || code != "InvalidRequestContent" || target != "properties.odata" {
+		t.Errorf("the lookalike properties.odata.type: %d %s %s", resp.StatusCode, code, target)
 	}
 }

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // Names in the generated webhook configurations.
@@ -77,12 +79,30 @@ func WithTimeout(seconds int32) ConfigOption {
 // such write.
 var SpecChangedCondition = admissionregistrationv1.MatchCondition{
 	Name:       "spec-changed",
-	Expression: `request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec`,
+	Expression: specChanged,
+}
+
+// SpecOrPolicyChangedCondition is the match condition of the validating
+// webhook: SpecChangedCondition, or an update that changes the
+// reconcile-policy annotation (an unknown policy is refused when it is
+// set, not found later).
+var SpecOrPolicyChangedCondition = admissionregistrationv1.MatchCondition{
+	Name:       "spec-or-policy-changed",
+	Expression: specChanged + ` || ` + annotation("object") + ` != ` + annotation("oldObject"),
+}
+
+const specChanged = `request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec`
+
+// annotation is the CEL expression of the reconcile-policy annotation of
+// an object ("" when absent).
+func annotation(obj string) string {
+	return fmt.Sprintf(`(has(%[1]s.metadata.annotations) && '%[2]s' in %[1]s.metadata.annotations ? %[1]s.metadata.annotations['%[2]s'] : '')`, obj, reconciler.AnnotationPolicy)
 }
 
 // ValidatingWebhookConfiguration returns the configuration that sends every
-// create and every update that changes spec (SpecChangedCondition) of the
-// given kinds to the validating handler:
+// create and every update that changes spec or the reconcile policy
+// (SpecOrPolicyChangedCondition) of the given kinds to the validating
+// handler:
 // sideEffects None, failurePolicy Fail, admissionReviewVersions v1, one rule
 // per group and version with exactly the kinds' resources.
 func ValidatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigOption) *admissionregistrationv1.ValidatingWebhookConfiguration {
@@ -97,7 +117,7 @@ func ValidatingWebhookConfiguration(ds []*descriptor.Descriptor, opts ...ConfigO
 			Name:                    ValidatingWebhookName,
 			ClientConfig:            o.clientConfig(ValidatePath),
 			Rules:                   Rules(ds),
-			MatchConditions:         []admissionregistrationv1.MatchCondition{SpecChangedCondition},
+			MatchConditions:         []admissionregistrationv1.MatchCondition{SpecOrPolicyChangedCondition},
 			FailurePolicy:           &fail,
 			MatchPolicy:             &equivalent,
 			SideEffects:             &none,

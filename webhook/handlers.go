@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/armature-dev/armature/runtime/reconciler"
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -169,7 +170,8 @@ func defaultSpec(req admission.Request, k *kind, defs []pathDefault) admission.R
 // defaults read. Decoding into it skips managedFields and status.
 type specEnvelope struct {
 	Metadata struct {
-		Name string `json:"name"`
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Spec   json.RawMessage `json:"spec"`
 	Status struct {
@@ -180,10 +182,11 @@ type specEnvelope struct {
 // slim returns the envelope as the object map the checks read, without
 // spec.
 func (e *specEnvelope) slim() map[string]any {
-	return map[string]any{
-		"metadata": map[string]any{"name": e.Metadata.Name},
-		"status":   map[string]any{"id": e.Status.ID},
+	meta := map[string]any{"name": e.Metadata.Name}
+	if p, ok := e.Metadata.Annotations[reconciler.AnnotationPolicy]; ok {
+		meta["annotations"] = map[string]any{reconciler.AnnotationPolicy: p}
 	}
+	return map[string]any{"metadata": meta, "status": map[string]any{"id": e.Status.ID}}
 }
 
 // decodeEnvelope decodes a JSON object into env.

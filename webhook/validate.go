@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // The operator fields of every spec (see api/core and DESIGN.md).
@@ -53,10 +54,11 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	spec := obj["spec"]
 	c := &checker{d: k.d}
 	sp := field.NewPath("spec")
+	c.policy(op, obj, old)
 	if op == admissionv1.Update {
 		oldSpec := old["spec"]
 		if equal(oldSpec, spec) {
-			return nil
+			return c.errs
 		}
 		c.createOnly(k.tree, sp, oldSpec, spec)
 		if id := str(old["status"], "id"); id != "" {
@@ -69,6 +71,44 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.resourceID(sp.Child(fieldResourceID), spec)
 	c.singleton(sp.Child(fieldAzureName), spec)
 	return c.errs
+}
+
+// policy refuses an unknown reconcile policy on create, and on an update
+// that changes it (an object stored with one before the webhook was
+// installed is let through; the reconciler refuses to act on it).
+func (c *checker) policy(op admissionv1.Operation, obj, old map[string]any) {
+	p, set := annotations(obj)[reconciler.AnnotationPolicy]
+	if !set {
+		return
+	}
+	if op == admissionv1.Update {
+		if was, ok := annotations(old)[reconciler.AnnotationPolicy]; ok && was == p {
+			return
+		}
+	}
+	if _, err := reconciler.ParsePolicy(p); err != nil {
+		names := make([]string, len(reconciler.Policies))
+		for i, v := range reconciler.Policies {
+			names[i] = string(v)
+		}
+		c.errs = append(c.errs, field.NotSupported(policyPath, p, names))
+	}
+}
+
+// policyPath is the field path of the reconcile-policy annotation.
+var policyPath = field.NewPath("metadata", "annotations").Key(reconciler.AnnotationPolicy)
+
+// annotations returns the annotations of a decoded object.
+func annotations(obj map[string]any) map[string]string {
+	meta, _ := obj["metadata"].(map[string]any)
+	raw, _ := meta["annotations"].(map[string]any)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
 }
 
 // createOnly compares old and cur below n, which is not create-only itself,

@@ -11,7 +11,9 @@ import (
 
 	resources "github.com/armature-dev/armature/generated/apis/resources/v20240301"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
 	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // createOnlyErr is the expected create-only error, written out here rather
@@ -249,6 +251,29 @@ func TestValidate(t *testing.T) {
 			reason: "the VMSS fixture is valid",
 			args:   args{gvk: vmssGVK, fixture: vmssJSON, create: true},
 		},
+		"PolicyTypoOnCreate": {
+			reason: "an unknown reconcile policy (a trailing space) is refused at create: it must never mean manage",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{policy("detach-on-delete ")}},
+			want:   []string{policyErr("detach-on-delete ")},
+		},
+		"PolicyCaseOnCreate": {
+			reason: "policies are exact: Skip is not skip",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{policy("Skip")}},
+			want:   []string{policyErr("Skip")},
+		},
+		"PolicyValidCreate": {
+			reason: "a known policy passes",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{policy("detach-on-delete")}},
+		},
+		"PolicyChangedToUnknown": {
+			reason: "an update that only changes the annotation to an unknown policy is refused",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, base: []edit{policy("skip")}, change: []edit{policy("sikp")}},
+			want:   []string{policyErr("sikp")},
+		},
+		"PolicyUnknownUnchanged": {
+			reason: "an object stored with an unknown policy (before the webhook) may still change its spec; the reconciler refuses to act on it",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, base: []edit{policy("sikp")}, change: []edit{set("spec.properties.accessTier", `"Cool"`)}},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -330,5 +355,50 @@ func TestSecretInsideCreateOnlyIsHidden(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// policy returns an edit setting the reconcile-policy annotation.
+func policy(v string) edit {
+	return func(t testing.TB, obj map[string]any) {
+		meta := obj["metadata"].(map[string]any)
+		ann, _ := meta["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+			meta["annotations"] = ann
+		}
+		ann[reconciler.AnnotationPolicy] = v
+	}
+}
+
+// policyErr is the refusal of an unknown policy, written out.
+func policyErr(v string) string {
+	return `metadata.annotations[armature.dev/reconcile-policy]: Unsupported value: "` + v + `": supported values: "manage", "skip", "detach-on-delete", "plan"`
+}
+
+// TestDottedPropertyName: a property whose name has a dot (contoso's
+// properties["odata.type"], as Microsoft.Insights has) is one path segment:
+// its create-only class is enforced, and the field path shows the name whole.
+func TestDottedPropertyName(t *testing.T) {
+	reg := New([]*descriptor.Descriptor{&contoso.WidgetDescriptor})
+	gvk := contoso.WidgetDescriptor.GroupVersionKind()
+	old := object(t, `{"metadata":{"name":"w"},"spec":{"location":"westeurope","properties":{"odata.type":"#Microsoft.A","serial":"1"}}}`)
+	cases := map[string]struct {
+		obj  string
+		want []string
+	}{
+		"Changed": {`{"metadata":{"name":"w"},"spec":{"location":"westeurope","properties":{"odata.type":"#Microsoft.B","serial":"1"}}}`,
+			[]string{createOnlyErr("spec.properties[odata.type]", `"#Microsoft.A"`, `"#Microsoft.B"`)}},
+		"Removed": {`{"metadata":{"name":"w"},"spec":{"location":"westeurope","properties":{"serial":"1"}}}`,
+			[]string{createOnlyErr("spec.properties[odata.type]", `"#Microsoft.A"`, "unset")}},
+		"SplitLookalike": {`{"metadata":{"name":"w"},"spec":{"location":"westeurope","properties":{"odata.type":"#Microsoft.A","odata":{"type":"x"},"serial":"1"}}}`, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp := reg.ValidatingHandler().Handle(context.Background(), request(t, admissionv1.Update, gvk, object(t, tc.obj), old))
+			if diff := cmp.Diff(tc.want, verdict(t, resp)); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
 	}
 }

@@ -92,7 +92,7 @@ func plan(args []string, stdout io.Writer) error {
 		if d == nil {
 			return fmt.Errorf("%s %s: not a generated kind", u.GetAPIVersion(), u.GetKind())
 		}
-		p, err := reconciler.PlanFor(context.Background(), c, d, u, *scope)
+		p, err := reconciler.PlanFor(context.Background(), c, d, u, *scope, cfg.Reconciler.SubscriptionID)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
 		}

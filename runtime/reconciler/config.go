@@ -19,6 +19,10 @@ type Config struct {
 	// PollInterval is the wait between polls of an operation when ARM gives
 	// no Retry-After. Defaults to 2 seconds.
 	PollInterval time.Duration
+	// ReconcileTimeout is the deadline of one reconcile (ARM calls never
+	// wait for a long-running operation, so a reconcile is a few requests).
+	// Defaults to 2 minutes.
+	ReconcileTimeout time.Duration
 	// PreferredVersions names, per API group (storage.azure.armature.dev),
 	// the version to reconcile a kind in when neither the object's
 	// armature.dev/api-version annotation nor its managedFields say which
@@ -39,6 +43,9 @@ func (c Config) Default() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = 2 * time.Second
+	}
+	if c.ReconcileTimeout <= 0 {
+		c.ReconcileTimeout = 2 * time.Minute
 	}
 	return c
 }

@@ -9,10 +9,11 @@ import (
 )
 
 // drift compares the desired body with the live GET body and returns the
-// paths whose live value differs. Only values the spec sets are compared;
-// secret, writeOnly and readOnly paths never are. Strings compare without
-// case and spaces, as ARM normalises names such as locations.
-func (r *Reconciler) drift(desired, live map[string]any) []string {
+// paths whose live value differs, in their text form. Only values the spec
+// sets are compared; secret, writeOnly and readOnly paths never are.
+// Strings compare without case and spaces, as ARM normalises names such as
+// locations.
+func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 	if desired == nil || live == nil {
 		return nil
 	}
@@ -20,7 +21,7 @@ func (r *Reconciler) drift(desired, live map[string]any) []string {
 	var walk func(want, got map[string]any, table, path descriptor.Path)
 	walk = func(want, got map[string]any, table, path descriptor.Path) {
 		for k, wv := range want {
-			tp, c, known := r.Desc.Child(table, k)
+			tp, c, known := d.Child(table, k)
 			p := path.Child(k)
 			if !known || c == descriptor.Secret || c == descriptor.WriteOnly || c == descriptor.ReadOnly {
 				continue
@@ -32,7 +33,7 @@ func (r *Reconciler) drift(desired, live map[string]any) []string {
 			}
 			wm, wok := wv.(map[string]any)
 			gm, gok := gv.(map[string]any)
-			if wok && gok && !r.Desc.Open(tp) {
+			if wok && gok && !d.Open(tp) {
 				walk(wm, gm, tp, p)
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -37,16 +38,11 @@ const (
 	Finalizer = "armature.dev/finalizer"
 )
 
-// Policies.
-const (
-	PolicyManage         = "manage"
-	PolicySkip           = "skip"
-	PolicyDetachOnDelete = "detach-on-delete"
-	PolicyPlan           = "plan"
-)
-
 // Operator fields of spec: not part of the ARM body.
 var operatorFields = []string{"azureName", "owner", "resourceID"}
+
+// specPath is the root of field paths in messages.
+var specPath = field.NewPath("spec")
 
 // operation is the content of AnnotationOperation.
 type operation struct {
@@ -61,14 +57,6 @@ type operation struct {
 // slowOperation is how long an operation runs before its progress is
 // written to the Ready condition: quicker ones cost no status write.
 const slowOperation = 15 * time.Second
-
-func policy(obj *unstructured.Unstructured) string {
-	switch p := obj.GetAnnotations()[AnnotationPolicy]; p {
-	case PolicySkip, PolicyDetachOnDelete, PolicyPlan:
-		return p
-	}
-	return PolicyManage
-}
 
 func spec(obj *unstructured.Unstructured) map[string]any {
 	s, _ := obj.Object["spec"].(map[string]any)

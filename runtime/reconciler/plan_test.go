@@ -32,7 +32,7 @@ func TestPlanFor(t *testing.T) {
 			"sku": map[string]any{"name": "Standard_LRS"}, "properties": map[string]any{"accessTier": "Hot"}},
 	}}
 	d := &storage.StorageAccountDescriptor
-	p, err := reconciler.PlanFor(ctx, c, d, obj, "")
+	p, err := reconciler.PlanFor(ctx, c, d, obj, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +49,11 @@ func TestPlanFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = reconciler.PlanFor(ctx, c, d, obj, ""); err != nil || p.Action != "none" {
+	if p, err = reconciler.PlanFor(ctx, c, d, obj, "", ""); err != nil || p.Action != "none" {
 		t.Errorf("in sync: %+v %v", p, err)
 	}
 	_ = unstructured.SetNestedField(obj.Object, "Cool", "spec", "properties", "accessTier")
-	p, err = reconciler.PlanFor(ctx, c, d, obj, "")
+	p, err = reconciler.PlanFor(ctx, c, d, obj, "", "")
 	if err != nil || p.Action != "update" || p.Verb != "PATCH" {
 		t.Fatalf("changed: %+v %v", p, err)
 	}
@@ -61,7 +61,7 @@ func TestPlanFor(t *testing.T) {
 		t.Errorf("merge patch %v", p.Body)
 	}
 	writes := fa.Count("PUT") + fa.Count("PATCH")
-	if _, err := reconciler.PlanFor(ctx, c, d, obj, ""); err != nil || fa.Count("PUT")+fa.Count("PATCH") != writes {
+	if _, err := reconciler.PlanFor(ctx, c, d, obj, "", ""); err != nil || fa.Count("PUT")+fa.Count("PATCH") != writes {
 		t.Error("planning must not write")
 	}
 }

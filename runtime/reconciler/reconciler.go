@@ -2,8 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -15,15 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -71,24 +65,32 @@ func (r *Reconciler) ownerGVK() schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: r.Desc.OwnerGroup, Version: r.OwnerVersion, Kind: r.Desc.OwnerKind}
 }
 
-// Reconcile is the orchestrator of the steps in the package doc.
+// Reconcile is the orchestrator of the steps in the package doc. It runs
+// under the deadline Config.ReconcileTimeout.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.Config.ReconcileTimeout)
+	defer cancel()
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.gvk())
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, step(stepRead, client.IgnoreNotFound(err))
 	}
 	if done, res, err := r.delegate(ctx, obj, req); done {
 		return res, err
 	}
 	st := newState(obj)
 	defer r.remember(st)
+	if st.policyErr != nil {
+		// Nothing is sent to ARM and the finalizer stays as it is, also on
+		// delete: an unknown policy never means manage.
+		return r.fail(ctx, st, terminal(ReasonUnknownPolicy, st.policyErr.Error()+"; nothing is sent to Azure until it is fixed"))
+	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, st)
 	}
 	id, waiting, err := r.resolve(ctx, st)
 	if err != nil {
-		return r.fail(ctx, st, err)
+		return r.fail(ctx, st, step(stepOwner, err))
 	}
 	if waiting != "" {
 		// An owner that exists and is on its way needs no status write for a
@@ -98,11 +100,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{RequeueAfter: slowOperation}, nil
 		}
 		st.setCondition(false, ReasonWaitingForOwner, waiting)
-		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, r.writeStatus(ctx, st)
+		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
 	}
-	if st.policy != PolicySkip && st.policy != PolicyPlan {
+	if st.policy.NeedsFinalizer() {
 		if err := r.ensureFinalizer(ctx, st); err != nil {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, step(stepFinalizer, err)
 		}
 	}
 	if op := st.operation(); op != nil && !st.opDone(op) {
@@ -114,16 +116,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // resolve finds the resource's ARM id; a non-empty waiting says why it
 // cannot be known yet.
 func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string, err error) {
+	ownerID := ""
 	s := spec(st.obj)
-	if rid, _ := s["resourceID"].(string); rid != "" {
-		return rid, "", nil
-	}
-	name := azureName(st.obj, r.Desc)
 	owner, _ := s["owner"].(map[string]any)
-	if armID, _ := owner["armId"].(string); armID != "" {
-		return r.Desc.ID(armID, name), "", nil
-	}
-	if ownerName, _ := owner["name"].(string); ownerName != "" && r.Desc.OwnerKind != "" {
+	rid, _ := s["resourceID"].(string)
+	armID, _ := owner["armId"].(string)
+	if ownerName, _ := owner["name"].(string); rid == "" && armID == "" && ownerName != "" && r.Desc.OwnerKind != "" {
 		o := &unstructured.Unstructured{}
 		o.SetGroupVersionKind(r.ownerGVK())
 		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: ownerName}, o); err != nil {
@@ -137,14 +135,13 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 		if scope == "" || !ready(o) {
 			return "", fmt.Sprintf("owner %s %q is not Ready", r.Desc.OwnerKind, ownerName), nil
 		}
-		st.owner = o
-		return r.Desc.ID(scope, name), "", nil
+		st.owner, ownerID = o, scope
 	}
-	if strings.EqualFold(r.Desc.OwnerARMType, "Microsoft.Resources/subscriptions") {
-		if r.Config.SubscriptionID == "" {
-			return "", "", terminal("NoSubscription", "the operator has no subscription id (--subscription-id or AZURE_SUBSCRIPTION_ID) for "+r.Desc.Kind)
-		}
-		return r.Desc.ID("/subscriptions/"+r.Config.SubscriptionID, name), "", nil
+	if id, ok := resolveID(r.Desc, st.obj, ownerID, r.Config.SubscriptionID); ok {
+		return id, "", nil
+	}
+	if strings.EqualFold(r.Desc.OwnerARMType, descriptor.SubscriptionType) {
+		return "", "", terminal("NoSubscription", "the operator has no subscription id (--subscription-id or AZURE_SUBSCRIPTION_ID) for "+r.Desc.Kind)
 	}
 	return "", "", terminal("OwnerRequired", fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(r.Desc)))
 }
@@ -181,144 +178,21 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, st *state) error {
 	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
 }
 
-// desired builds the ARM body from spec, resolving Secret references.
+// desired builds the ARM body from spec, reading the Secrets it references
+// in the object's namespace.
 func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, error) {
-	body := runtime.DeepCopyJSON(spec(st.obj))
-	for _, f := range operatorFields {
-		delete(body, f)
-	}
-	var err error
-	r.Desc.Walk(body, func(n descriptor.Node) bool {
-		if err != nil || !n.Known || n.Class != descriptor.Secret {
-			return true
-		}
-		ref, ok := n.Parent[n.Key].(map[string]any)
-		if !ok {
-			return false
-		}
-		name, _ := ref["name"].(string)
-		key, _ := ref["key"].(string)
+	body, err := desiredBody(r.Desc, st.obj, func(p descriptor.Path, name, key string) (string, error) {
 		var s corev1.Secret
-		if e := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); e != nil {
-			err = fmt.Errorf("secret %q for spec.%s: %w", name, n.Path, e)
-			return false
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
+			return "", fmt.Errorf("secret %q for %s: %w", name, p.FieldPath(specPath), err)
 		}
 		v, ok := s.Data[key]
 		if !ok {
-			err = terminal("SecretKeyNotFound", fmt.Sprintf("secret %q has no key %q (spec.%s)", name, key, n.Path))
-			return false
+			return "", terminal("SecretKeyNotFound", fmt.Sprintf("secret %q has no key %q (%s)", name, key, p.FieldPath(specPath)))
 		}
-		n.Parent[n.Key] = string(v)
-		return false
+		return string(v), nil
 	})
-	if err == nil {
-		if hook := hooksFor(r.gvk()); hook.MutateBody != nil {
-			err = hook.MutateBody(st.obj, body)
-		}
-	}
-	return body, err
-}
-
-// apply writes to ARM what changed since the last applied body, then
-// observes.
-func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile.Result, error) {
-	if st.policy == PolicySkip {
-		return r.observe(ctx, st, id, nil)
-	}
-	desired, err := r.desired(ctx, st)
-	if err != nil {
-		return r.fail(ctx, st, err)
-	}
-	applied := mustJSON(hashSecrets(r.Desc, desired))
-	last := st.lastApplied()
-	adopt, _ := spec(st.obj)["resourceID"].(string)
-	if last == "" && adopt != "" {
-		if _, err := r.armCall(ctx, http.MethodGet, id, nil); err != nil {
-			if arm.IsNotFound(err) {
-				st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
-				return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, r.writeStatus(ctx, st)
-			}
-			return r.fail(ctx, st, err)
-		}
-	}
-	verb, payload := "", []byte(nil)
-	switch {
-	case last == "":
-		verb, payload = http.MethodPut, []byte(mustJSON(desired))
-	case last != applied:
-		patch, err := jsonpatch.CreateMergePatch([]byte(last), []byte(applied))
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		var pm map[string]any
-		_ = json.Unmarshal(patch, &pm)
-		fillFrom(pm, desired)
-		if r.Desc.HasVerb(http.MethodPatch) && !r.Desc.PatchTagsOnly {
-			verb, payload = http.MethodPatch, []byte(mustJSON(pm))
-		} else {
-			// No PATCH for this change: GET, apply the patch, PUT, so
-			// what others set in Azure outside the spec is kept.
-			body, err := r.liveWithPatch(ctx, st, id, pm)
-			if err != nil {
-				return r.fail(ctx, st, err)
-			}
-			verb, payload = http.MethodPut, []byte(mustJSON(body))
-		}
-	}
-	if verb == "" {
-		return r.observe(ctx, st, id, desired)
-	}
-	if st.policy == PolicyPlan {
-		return r.plan(ctx, st, id, verb, payload, last == "")
-	}
-	if stale, err := r.stale(ctx, st); err != nil || stale {
-		return reconcile.Result{Requeue: stale}, err
-	}
-	res, err := r.armCall(ctx, verb, id, payload)
-	if err != nil {
-		return r.fail(ctx, st, err)
-	}
-	if !res.Done() {
-		return r.startOperation(ctx, st, id, verb, res, applied)
-	}
-	if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
-		return reconcile.Result{}, err
-	}
-	r.event(st, corev1.EventTypeNormal, verbReason(verb, last == ""), fmt.Sprintf("%s %s", verb, id))
-	return r.observe(ctx, st, id, desired)
-}
-
-// liveWithPatch GETs the resource, drops what a request must not carry
-// (readOnly values) and applies the merge patch.
-func (r *Reconciler) liveWithPatch(ctx context.Context, st *state, id string, patch map[string]any) (map[string]any, error) {
-	if st.policy == PolicyPlan {
-		return patch, nil
-	}
-	res, err := r.armCall(ctx, http.MethodGet, id, nil)
-	if err != nil {
-		return nil, err
-	}
-	live := res.Body
-	if live == nil {
-		live = map[string]any{}
-	}
-	r.Desc.Walk(live, func(n descriptor.Node) bool {
-		if !n.Known || n.Class == descriptor.ReadOnly {
-			delete(n.Parent, n.Key)
-			return false
-		}
-		return true
-	})
-	pb, err := json.Marshal(patch)
-	if err != nil {
-		return nil, err
-	}
-	merged, err := jsonpatch.MergePatch([]byte(mustJSON(live)), pb)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(merged, &out)
+	return body, step(stepBody, err)
 }
 
 // stale reports whether the apiserver has newer reconciler annotations than
@@ -368,265 +242,6 @@ func (r *Reconciler) remember(st *state) {
 	}
 }
 
-func verbReason(verb string, create bool) string {
-	switch {
-	case create:
-		return "Created"
-	case verb == http.MethodPatch:
-		return "Patched"
-	}
-	return "Updated"
-}
-
-// plan writes what would be sent to the plan annotation.
-func (r *Reconciler) plan(ctx context.Context, st *state, id, verb string, payload []byte, create bool) (reconcile.Result, error) {
-	action := "update"
-	if create {
-		action = "create"
-	}
-	p := mustJSON(map[string]any{"action": action, "verb": verb, "id": id, "body": json.RawMessage(payload)})
-	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationPlan, p)
-	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
-		return reconcile.Result{}, err
-	}
-	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, verb, id))
-	var plan map[string]any
-	_ = json.Unmarshal([]byte(p), &plan)
-	st.plan = plan
-	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, r.writeStatus(ctx, st)
-}
-
-// startOperation keeps the operation on the object and requeues.
-func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, res *arm.Result, applied string) (reconcile.Result, error) {
-	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339)}))
-	setAnnotation(st.obj, AnnotationARMID, id)
-	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
-		return reconcile.Result{}, err
-	}
-	inflight.Inc()
-	r.event(st, corev1.EventTypeNormal, "OperationStarted", fmt.Sprintf("%s %s is a long-running operation", verb, id))
-	return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
-}
-
-func (r *Reconciler) pollAfter(res *arm.Result) time.Duration {
-	if res != nil && res.RetryAfter > 0 {
-		return res.RetryAfter
-	}
-	return r.Config.PollInterval
-}
-
-// poll advances the operation in flight once.
-func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operation) (reconcile.Result, error) {
-	res, err := r.ARM.Poll(ctx, op.Token)
-	observeARM("POLL", err)
-	if err != nil {
-		if arm.IsRetryable(err) {
-			return reconcile.Result{}, err
-		}
-		base := st.obj.DeepCopy()
-		removeAnnotation(st.obj, AnnotationOperation)
-		inflight.Dec()
-		if perr := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); perr != nil {
-			return reconcile.Result{}, perr
-		}
-		if op.Verb == http.MethodDelete {
-			return reconcile.Result{}, err
-		}
-		return r.fail(ctx, st, err)
-	}
-	if !res.Done() {
-		// The stored token stays: it resumes polling at the same URL. (azcore
-		// re-encodes the poller state on every poll; saving each would cost
-		// an apiserver write per poll.)
-		started, _ := time.Parse(time.RFC3339, op.Started)
-		if time.Since(started) < slowOperation {
-			return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
-		}
-		st.setCondition(false, ReasonReconciling, fmt.Sprintf("%s %s in progress since %s", op.Verb, id, op.Started))
-		return reconcile.Result{RequeueAfter: r.pollAfter(res)}, r.writeStatus(ctx, st)
-	}
-	inflight.Dec()
-	if op.Verb == http.MethodDelete {
-		return r.removeFinalizer(ctx, st)
-	}
-	// The operation's end is recorded in status (lastOperation), written
-	// with the rest of status: no metadata write. Its body counts as the
-	// last-applied one until the next write replaces both annotations.
-	st.lastOp = opHash(op)
-	r.event(st, corev1.EventTypeNormal, "OperationSucceeded", fmt.Sprintf("%s %s succeeded", op.Verb, id))
-	if res.Body != nil && res.Body["id"] == nil {
-		res = nil // not the resource (an operation status body)
-	}
-	return r.observeWith(ctx, st, id, nil, res)
-}
-
-// recordApplied stores the last-applied body and the ARM id.
-func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied string, more func(*unstructured.Unstructured)) error {
-	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationLastApplied, applied)
-	setAnnotation(st.obj, AnnotationARMID, id)
-	removeAnnotation(st.obj, AnnotationOperation) // a completed one
-	if more != nil {
-		more(st.obj)
-	}
-	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
-}
-
-// observe GETs the resource into status, corrects drift and requeues after
-// the sync period.
-func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired map[string]any) (reconcile.Result, error) {
-	return r.observeWith(ctx, st, id, desired, nil)
-}
-
-// observeWith is observe with the resource already read (the final poll of
-// an operation returns it): no second GET.
-func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desired map[string]any, read *arm.Result) (reconcile.Result, error) {
-	res, err := read, error(nil)
-	if res == nil || res.Body == nil {
-		res, err = r.armCall(ctx, http.MethodGet, id, nil)
-	}
-	if err != nil {
-		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy == PolicyManage {
-			// Deleted outside the operator: forget it, the next reconcile
-			// creates it again.
-			base := st.obj.DeepCopy()
-			removeAnnotation(st.obj, AnnotationLastApplied)
-			removeAnnotation(st.obj, AnnotationOperation)
-			r.event(st, corev1.EventTypeWarning, "DriftDetected", id+" was deleted outside the operator; recreating it")
-			driftCorrections.Inc()
-			return reconcile.Result{Requeue: true}, r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
-		}
-		return r.fail(ctx, st, err)
-	}
-	if desired == nil && st.policy == PolicyManage {
-		if desired, err = r.desired(ctx, st); err != nil {
-			return r.fail(ctx, st, err)
-		}
-	}
-	if drift := r.drift(desired, res.Body); len(drift) > 0 {
-		if st.policy == PolicyManage {
-			driftCorrections.Inc()
-			r.event(st, corev1.EventTypeWarning, "DriftDetected", "Azure differs at "+strings.Join(drift, ", ")+"; correcting")
-			base := st.obj.DeepCopy()
-			removeAnnotation(st.obj, AnnotationLastApplied) // the next reconcile sends the whole body
-			removeAnnotation(st.obj, AnnotationOperation)
-			if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
-				return reconcile.Result{}, err
-			}
-			return reconcile.Result{Requeue: true}, nil
-		}
-		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(drift, ", ")+" (policy skip: not corrected)")
-	}
-	r.statusGETs(ctx, id, res.Body)
-	if h := hooksFor(r.gvk()).Status; h != nil && res.Body != nil {
-		if err := h(st.obj, res.Body); err != nil {
-			return r.fail(ctx, st, err)
-		}
-	}
-	st.setStatusBody(res.Body)
-	if st.cond == nil {
-		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
-		switch {
-		case state == "" || strings.EqualFold(state, "Succeeded"):
-			st.setCondition(true, ReasonSucceeded, "")
-		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
-			st.userMustAct(ReasonFailed, "provisioningState is "+state)
-		default:
-			st.setCondition(false, ReasonReconciling, "provisioningState is "+state)
-			if err := r.writeStatus(ctx, st); err != nil {
-				return reconcile.Result{}, err
-			}
-			return reconcile.Result{RequeueAfter: r.Config.PollInterval}, nil
-		}
-	}
-	if err := r.writeStatus(ctx, st); err != nil {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, nil
-}
-
-// statusGETs joins the Descriptor's extra status reads (e.g. a scale
-// set's instanceView) into the status body, under the field the generator
-// gave them. A failed read leaves the field out.
-func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]any) {
-	if body == nil {
-		return
-	}
-	for _, g := range r.Desc.StatusGETs {
-		if g.StatusField == "" {
-			continue
-		}
-		res, err := r.armCall(ctx, http.MethodGet, id+"/"+g.Name, nil)
-		if err != nil || res.Body == nil {
-			continue
-		}
-		body[g.StatusField] = res.Body
-	}
-}
-
-// syncPeriod is the jittered period of the object.
-func (r *Reconciler) syncPeriod(st *state) time.Duration {
-	p := r.Config.SyncPeriod
-	if v := st.obj.GetAnnotations()[AnnotationSyncPeriod]; v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			p = d
-		}
-	}
-	j := 1 + r.Config.Jitter*(2*rand.Float64()-1)
-	return time.Duration(float64(p) * j)
-}
-
-// finalize deletes the Azure resource (unless detached) and drops the
-// finalizer.
-func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(st.obj, Finalizer) {
-		return reconcile.Result{}, nil
-	}
-	if st.policy == PolicyDetachOnDelete || st.policy == PolicySkip || st.policy == PolicyPlan {
-		r.event(st, corev1.EventTypeNormal, "Detached", "the Azure resource is left in place (policy "+st.policy+")")
-		return r.removeFinalizer(ctx, st)
-	}
-	if !r.Desc.HasVerb(http.MethodDelete) {
-		r.event(st, corev1.EventTypeNormal, "NoDelete", r.Desc.ARMType+" has no DELETE in ARM: it goes with its parent")
-		return r.removeFinalizer(ctx, st)
-	}
-	id := st.obj.GetAnnotations()[AnnotationARMID]
-	if op := st.operation(); op != nil {
-		if op.Verb == http.MethodDelete {
-			return r.poll(ctx, st, id, op)
-		}
-		// A create or update in flight: delete anyway, ARM serialises.
-	}
-	if id == "" {
-		if rid, _ := spec(st.obj)["resourceID"].(string); rid != "" {
-			id = rid
-		} else if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); sid != "" {
-			id = sid
-		}
-	}
-	if id == "" {
-		return r.removeFinalizer(ctx, st) // never created
-	}
-	res, err := r.armCall(ctx, http.MethodDelete, id, nil)
-	if err != nil {
-		return r.fail(ctx, st, err)
-	}
-	if !res.Done() {
-		return r.startOperation(ctx, st, id, http.MethodDelete, res, "")
-	}
-	r.event(st, corev1.EventTypeNormal, "Deleted", "DELETE "+id)
-	return r.removeFinalizer(ctx, st)
-}
-
-func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.Result, error) {
-	base := st.obj.DeepCopy()
-	controllerutil.RemoveFinalizer(st.obj, Finalizer)
-	removeAnnotation(st.obj, AnnotationOperation)
-	return reconcile.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, st.obj, client.MergeFrom(base)))
-}
-
 // armCall sends one request and counts it.
 func (r *Reconciler) armCall(ctx context.Context, verb, id string, payload []byte) (*arm.Result, error) {
 	var res *arm.Result
@@ -645,51 +260,16 @@ func (r *Reconciler) armCall(ctx context.Context, verb, id string, payload []byt
 	return res, err
 }
 
-// fail turns an error into conditions: terminal errors stop retries until
-// the object changes, others are retried with backoff.
-func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.Result, error) {
-	var te *terminalError
-	var ae *arm.Error
-	if h := hooksFor(r.gvk()).ClassifyError; h != nil && !errors.As(err, &te) {
-		if terminal, reason, ok := h(err); ok && terminal {
-			err = &terminalError{reason: reason, message: err.Error()}
-		} else if ok {
-			st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
-			if werr := r.writeStatus(ctx, st); werr != nil {
-				return reconcile.Result{}, werr
-			}
-			return reconcile.Result{}, err
+// syncPeriod is the jittered period of the object.
+func (r *Reconciler) syncPeriod(st *state) time.Duration {
+	p := r.Config.SyncPeriod
+	if v := st.obj.GetAnnotations()[AnnotationSyncPeriod]; v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			p = d
 		}
 	}
-	switch {
-	case errors.As(err, &te):
-		st.userMustAct(te.reason, te.message)
-		r.event(st, corev1.EventTypeWarning, te.reason, te.message)
-	case arm.IsTerminal(err) && errors.As(err, &ae):
-		msg := ae.Message
-		if ae.Target != "" {
-			msg += " (target " + ae.Target + ")"
-		}
-		st.userMustAct(ae.Code, "Azure refused the request; fix the spec: "+msg)
-		r.event(st, corev1.EventTypeWarning, ae.Code, msg)
-		err = &terminalError{reason: ae.Code, message: msg}
-	default:
-		st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
-		if werr := r.writeStatus(ctx, st); werr != nil {
-			log.FromContext(ctx).Error(werr, "write status")
-		}
-		return reconcile.Result{}, err
-	}
-	if werr := r.writeStatus(ctx, st); werr != nil {
-		return reconcile.Result{}, werr
-	}
-	return reconcile.Result{}, reconcile.TerminalError(err)
-}
-
-func (r *Reconciler) event(st *state, typ, reason, msg string) {
-	if r.Recorder != nil {
-		r.Recorder.Event(st.obj, typ, reason, msg)
-	}
+	j := 1 + r.Config.Jitter*(2*rand.Float64()-1)
+	return time.Duration(float64(p) * j)
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)

@@ -25,6 +25,9 @@ const (
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"
+	// ReasonUnknownPolicy: the reconcile-policy annotation is not a policy;
+	// nothing is sent to ARM until it is.
+	ReasonUnknownPolicy = "UnknownPolicy"
 )
 
 // state is one reconcile's view of the object.
@@ -33,8 +36,11 @@ type state struct {
 	orig map[string]any // status as read
 	// readVersion is the resourceVersion obj had when it was read.
 	readVersion string
-	policy      string
-	owner       *unstructured.Unstructured
+	policy      Policy
+	// policyErr is set when the policy annotation is not a policy (policy
+	// is then "", which permits nothing).
+	policyErr error
+	owner     *unstructured.Unstructured
 	// ownerExists is set when the owner custom resource exists (Ready or not).
 	ownerExists bool
 	cond        *metav1.Condition
@@ -64,7 +70,8 @@ func (st *state) lastApplied() string {
 }
 
 func newState(obj *unstructured.Unstructured) *state {
-	st := &state{obj: obj, policy: policy(obj), readVersion: obj.GetResourceVersion()}
+	st := &state{obj: obj, readVersion: obj.GetResourceVersion()}
+	st.policy, st.policyErr = PolicyOf(obj.GetAnnotations())
 	if s, ok := obj.Object["status"].(map[string]any); ok {
 		st.orig = runtime.DeepCopyJSON(s)
 	}

@@ -198,7 +198,7 @@ func TestPolicies(t *testing.T) {
 
 	// detach-on-delete
 	kept := storageAccount(ns, "kept01", "policies")
-	kept.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: reconciler.PolicyDetachOnDelete})
+	kept.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
 	create(t, kept)
 	waitReady(t, kept)
 	keptID := armID("policies", "Microsoft.Storage/storageAccounts/kept01")
@@ -230,7 +230,7 @@ func TestPolicies(t *testing.T) {
 
 	// plan
 	planned := storageAccount(ns, "plan01", "policies")
-	planned.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: reconciler.PolicyPlan})
+	planned.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyPlan)})
 	create(t, planned)
 	waitReason(t, planned, reconciler.ReasonPlan)
 	planID := armID("policies", "Microsoft.Storage/storageAccounts/plan01")
@@ -242,6 +242,71 @@ func TestPolicies(t *testing.T) {
 	}
 	if v, _, _ := unstructured.NestedString(get(t, planned).Object, "status", "reconcilePlan", "action"); v != "create" {
 		t.Errorf("status.reconcilePlan.action = %q", v)
+	}
+}
+
+// TestUnknownPolicy: a policy the operator does not know — a typo'd
+// detach-on-delete — never means manage: Ready=False with reason
+// UnknownPolicy, nothing sent to ARM, the finalizer kept, so deleting the
+// custom resource never DELETEs the Azure resource. Fixing the annotation
+// lets the operator act again.
+func TestUnknownPolicy(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	rg := resourceGroup(ns, "typos")
+	create(t, rg)
+	waitReady(t, rg)
+
+	// Created with a typo: never written, no finalizer.
+	fresh := storageAccount(ns, "fresh01", "typos")
+	fresh.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "Skip"})
+	create(t, fresh)
+	waitReason(t, fresh, reconciler.ReasonUnknownPolicy)
+	freshID := armID("typos", "Microsoft.Storage/storageAccounts/fresh01")
+	if n := calls(fa, http.MethodPut, freshID) + calls(fa, http.MethodPatch, freshID); n != 0 {
+		t.Errorf("%d writes for an object with an unknown policy", n)
+	}
+	if fs := get(t, fresh).GetFinalizers(); len(fs) != 0 {
+		t.Errorf("finalizers %v on an object the operator may not act on", fs)
+	}
+
+	// Managed, then the policy is typo'd, then the object is deleted.
+	kept := storageAccount(ns, "kept01", "typos")
+	create(t, kept)
+	waitReady(t, kept)
+	keptID := armID("typos", "Microsoft.Storage/storageAccounts/kept01")
+	cur := get(t, kept)
+	cur.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete "})
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	waitReason(t, kept, reconciler.ReasonUnknownPolicy)
+	if err := k8s.Delete(context.Background(), get(t, kept)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // reconciles of the deletion run meanwhile
+	if n := calls(fa, http.MethodDelete, keptID); n != 0 || fa.Resource(keptID) == nil {
+		t.Fatalf("a typo'd detach-on-delete sent %d DELETEs", n)
+	}
+	still := get(t, kept)
+	if still.GetDeletionTimestamp().IsZero() || len(still.GetFinalizers()) == 0 {
+		t.Fatalf("the custom resource must wait, finalizer kept: %v", still.GetFinalizers())
+	}
+	if _, reason, _ := readyReason(still); reason != reconciler.ReasonUnknownPolicy {
+		t.Errorf("deleting with an unknown policy: reason %q", reason)
+	}
+
+	// Fixed: detached as asked, still no DELETE.
+	still.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
+	if err := k8s.Update(context.Background(), still); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "detached CR gone", func() (bool, string) {
+		return k8s.Get(context.Background(), client.ObjectKeyFromObject(kept), get0(kept)) != nil, ""
+	})
+	if n := calls(fa, http.MethodDelete, keptID); n != 0 || fa.Resource(keptID) == nil {
+		t.Errorf("detach-on-delete sent %d DELETEs", n)
 	}
 }
 

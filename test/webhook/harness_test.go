@@ -26,6 +26,7 @@ import (
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/generated/apis"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
 	"github.com/armature-dev/armature/test/envtestutil"
 	hook "github.com/armature-dev/armature/webhook"
 )
@@ -39,6 +40,9 @@ type setup struct {
 	cel bool
 	// opts are passed to the webhook registry.
 	opts []hook.Option
+	// contoso also installs the generator's contoso golden case (its CRDs
+	// and Descriptors): a property named odata.type.
+	contoso bool
 }
 
 // env is a running apiserver, and the webhook when installed.
@@ -67,9 +71,13 @@ func start(t *testing.T, s setup) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds := loadCRDs(t, !s.cel)
-	te := &envtest.Environment{BinaryAssetsDirectory: assets, CRDs: crds}
+	crds := loadCRDs(t, filepath.Join(envtestutil.RepoRoot(), "generated", "crds"), !s.cel)
 	ds := apis.Descriptors()
+	if s.contoso {
+		crds = append(crds, loadCRDs(t, filepath.Join(envtestutil.RepoRoot(), "generator", "testdata", "contoso", "expected", "crds"), !s.cel)...)
+		ds = append(ds, contoso.Descriptors()...)
+	}
+	te := &envtest.Environment{BinaryAssetsDirectory: assets, CRDs: crds}
 	if s.webhook {
 		v := hook.ValidatingWebhookConfiguration(ds)
 		m := hook.MutatingWebhookConfiguration(ds)
@@ -135,13 +143,13 @@ func forEnvtest(svcs ...*admissionregistrationv1.ServiceReference) {
 	}
 }
 
-// loadCRDs reads generated/crds, optionally without any
-// x-kubernetes-validations.
-func loadCRDs(t *testing.T, stripCEL bool) []*apiextensionsv1.CustomResourceDefinition {
+// loadCRDs reads the CRDs of a folder (generated/crds), optionally without
+// any x-kubernetes-validations.
+func loadCRDs(t *testing.T, dir string, stripCEL bool) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(envtestutil.RepoRoot(), "generated", "crds", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRDs in generated/crds: %v", err)
+		t.Fatalf("no CRDs in %s: %v", dir, err)
 	}
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, f := range files {

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -13,6 +14,8 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
+	"github.com/armature-dev/armature/runtime/reconciler"
 	hook "github.com/armature-dev/armature/webhook"
 )
 
@@ -313,5 +316,67 @@ func TestMetadataOnlyUpdatesSkipTheWebhook(t *testing.T) {
 	}
 	if calls.Load() == before {
 		t.Error("a spec change must still be defaulted by the webhook")
+	}
+}
+
+// TestPolicyAnnotation: the apiserver sends a change of the
+// reconcile-policy annotation alone to the validating webhook (match
+// condition webhook.SpecOrPolicyChangedCondition), which refuses an
+// unknown policy at create and at such an update.
+func TestPolicyAnnotation(t *testing.T) {
+	e := start(t, setup{webhook: true, cel: true})
+	ctx := context.Background()
+	ns := namespace(t, e.cl, "policy")
+	typo := account(ns, "typo")
+	typo.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete "})
+	err := e.cl.Create(ctx, typo)
+	want := denied + `metadata.annotations[armature.dev/reconcile-policy]: Unsupported value: "detach-on-delete ": supported values: "manage", "skip", "detach-on-delete", "plan"`
+	if got := errText(err); !strings.Contains(got, want) {
+		t.Errorf("create with a typo'd policy: %q, want it to contain %q", got, want)
+	}
+	sa := account(ns, "media")
+	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "skip"})
+	create(t, e.cl, sa)
+	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "Skip"})
+	if err := e.cl.Update(ctx, sa); err == nil || !strings.Contains(err.Error(), `Unsupported value: "Skip"`) {
+		t.Errorf("an annotation-only update to an unknown policy: %v, want refused", err)
+	}
+	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete"})
+	if err := e.cl.Update(ctx, sa); err != nil {
+		t.Errorf("a change to a known policy: %v", err)
+	}
+}
+
+// TestDottedPropertyEndToEnd: contoso's properties["odata.type"] is
+// create-only and one path segment all the way: the CRD's CEL rule
+// (odata__dot__type) refuses a change without the webhook, and the webhook
+// refuses it without CEL, each naming spec.properties[odata.type].
+func TestDottedPropertyEndToEnd(t *testing.T) {
+	for name, s := range map[string]setup{
+		"CEL":     {cel: true, contoso: true},
+		"Webhook": {webhook: true, contoso: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := start(t, s)
+			ctx := context.Background()
+			ns := namespace(t, e.cl, "dotted")
+			w := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": contoso.GroupVersion.String(), "kind": "Widget",
+				"metadata": map[string]any{"name": "w", "namespace": ns},
+				"spec": map[string]any{"azureName": "w", "owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/rg"}, "location": "westeurope",
+					"properties": map[string]any{"odata.type": "#Microsoft.A"}},
+			}}
+			create(t, e.cl, w)
+			_ = unstructured.SetNestedField(w.Object, "#Microsoft.B", "spec", "properties", "odata.type")
+			err := e.cl.Update(ctx, w)
+			if err == nil || !strings.Contains(err.Error(), "spec.properties[odata.type]") || !strings.Contains(err.Error(), "create-only") {
+				t.Fatalf("changing properties[odata.type]: %v, want a create-only refusal naming spec.properties[odata.type]", err)
+			}
+			_ = unstructured.SetNestedField(w.Object, "#Microsoft.A", "spec", "properties", "odata.type")
+			_ = unstructured.SetNestedField(w.Object, "blue", "spec", "properties", "color")
+			if err := e.cl.Update(ctx, w); err != nil {
+				t.Errorf("a writable change beside it: %v", err)
+			}
+		})
 	}
 }

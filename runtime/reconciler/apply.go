@@ -1,0 +1,193 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+// apply sends to ARM what decide says (nothing when the spec is as last
+// applied), then observes.
+func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile.Result, error) {
+	if st.policy == PolicySkip {
+		return r.observe(ctx, st, id, nil)
+	}
+	desired, err := r.desired(ctx, st)
+	if err != nil {
+		return r.fail(ctx, st, err)
+	}
+	last := st.lastApplied()
+	var live map[string]any
+	if adopt, _ := spec(st.obj)["resourceID"].(string); last == "" && adopt != "" {
+		// Adoption: the resource must exist; it is never created, and only
+		// what differs from the spec is written.
+		res, err := r.armCall(ctx, http.MethodGet, id, nil)
+		if arm.IsNotFound(err) {
+			st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
+			return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
+		}
+		if err != nil {
+			return r.fail(ctx, st, step(stepAdopt, err))
+		}
+		live = res.Body
+		if live == nil {
+			live = map[string]any{}
+		}
+	}
+	w, err := decide(r.Desc, desired, last, live)
+	if err == nil && w.NeedLive {
+		res, gerr := r.armCall(ctx, http.MethodGet, id, nil)
+		if gerr != nil {
+			return r.fail(ctx, st, step(stepRead+" "+id, gerr))
+		}
+		w, err = decide(r.Desc, desired, last, res.Body)
+	}
+	if err != nil {
+		return r.fail(ctx, st, step(stepDecide, err))
+	}
+	applied := mustJSON(hashSecrets(r.Desc, desired))
+	if w.Verb == "" {
+		if last != applied && !st.policy.OnlyPlans() {
+			// Adopted in sync: record what the spec says without a write to ARM.
+			if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
+				return reconcile.Result{}, step(stepRecord, err)
+			}
+		}
+		return r.observe(ctx, st, id, desired)
+	}
+	payload := []byte(mustJSON(w.Body))
+	if st.policy.OnlyPlans() {
+		return r.plan(ctx, st, id, w, payload)
+	}
+	if stale, err := r.stale(ctx, st); err != nil || stale {
+		return reconcile.Result{Requeue: stale}, step(stepStale, err)
+	}
+	res, err := r.armCall(ctx, w.Verb, id, payload)
+	if err != nil {
+		return r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
+	}
+	if !res.Done() {
+		return r.startOperation(ctx, st, id, w.Verb, res, applied)
+	}
+	if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
+		return reconcile.Result{}, step(stepRecord, err)
+	}
+	r.event(st, corev1.EventTypeNormal, verbReason(w.Verb, w.Create), fmt.Sprintf("%s %s", w.Verb, id))
+	return r.observe(ctx, st, id, desired)
+}
+
+func verbReason(verb string, create bool) string {
+	switch {
+	case create:
+		return EventCreated
+	case verb == http.MethodPatch:
+		return EventPatched
+	}
+	return EventUpdated
+}
+
+// plan writes what would be sent to the plan annotation and status.
+func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, payload []byte) (reconcile.Result, error) {
+	action := "update"
+	if w.Create {
+		action = "create"
+	}
+	p := mustJSON(map[string]any{"action": action, "verb": w.Verb, "id": id, "body": json.RawMessage(payload)})
+	base := st.obj.DeepCopy()
+	setAnnotation(st.obj, AnnotationPlan, p)
+	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+		return reconcile.Result{}, step(stepRecord, err)
+	}
+	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, w.Verb, id))
+	var plan map[string]any
+	_ = json.Unmarshal([]byte(p), &plan)
+	st.plan = plan
+	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, step(stepStatus, r.writeStatus(ctx, st))
+}
+
+// startOperation keeps the operation on the object and requeues.
+func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, res *arm.Result, applied string) (reconcile.Result, error) {
+	base := st.obj.DeepCopy()
+	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339)}))
+	setAnnotation(st.obj, AnnotationARMID, id)
+	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+		return reconcile.Result{}, step(stepRecord, err)
+	}
+	inflight.Inc()
+	r.event(st, corev1.EventTypeNormal, EventOperationStarted, fmt.Sprintf("%s %s is a long-running operation", verb, id))
+	return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
+}
+
+func (r *Reconciler) pollAfter(res *arm.Result) time.Duration {
+	if res != nil && res.RetryAfter > 0 {
+		return res.RetryAfter
+	}
+	return r.Config.PollInterval
+}
+
+// poll advances the operation in flight once.
+func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operation) (reconcile.Result, error) {
+	res, err := r.ARM.Poll(ctx, op.Token)
+	observeARM("POLL", err)
+	if err != nil {
+		err = step(stepPoll+" ("+op.Verb+" "+id+")", err)
+		if arm.IsRetryable(err) {
+			return reconcile.Result{}, err
+		}
+		base := st.obj.DeepCopy()
+		removeAnnotation(st.obj, AnnotationOperation)
+		inflight.Dec()
+		if perr := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); perr != nil {
+			return reconcile.Result{}, step(stepRecord, perr)
+		}
+		if op.Verb == http.MethodDelete {
+			return reconcile.Result{}, err
+		}
+		return r.fail(ctx, st, err)
+	}
+	if !res.Done() {
+		// The stored token stays: it resumes polling at the same URL. (azcore
+		// re-encodes the poller state on every poll; saving each would cost
+		// an apiserver write per poll.)
+		started, _ := time.Parse(time.RFC3339, op.Started)
+		if time.Since(started) < slowOperation {
+			return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
+		}
+		st.setCondition(false, ReasonReconciling, fmt.Sprintf("%s %s in progress since %s", op.Verb, id, op.Started))
+		return reconcile.Result{RequeueAfter: r.pollAfter(res)}, step(stepStatus, r.writeStatus(ctx, st))
+	}
+	inflight.Dec()
+	if op.Verb == http.MethodDelete {
+		return r.removeFinalizer(ctx, st)
+	}
+	// The operation's end is recorded in status (lastOperation), written
+	// with the rest of status: no metadata write. Its body counts as the
+	// last-applied one until the next write replaces both annotations.
+	st.lastOp = opHash(op)
+	r.event(st, corev1.EventTypeNormal, EventOperationSucceeded, fmt.Sprintf("%s %s succeeded", op.Verb, id))
+	if res.Body != nil && res.Body["id"] == nil {
+		res = nil // not the resource (an operation status body)
+	}
+	return r.observeWith(ctx, st, id, nil, res)
+}
+
+// recordApplied stores the last-applied body and the ARM id.
+func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied string, more func(*unstructured.Unstructured)) error {
+	base := st.obj.DeepCopy()
+	setAnnotation(st.obj, AnnotationLastApplied, applied)
+	setAnnotation(st.obj, AnnotationARMID, id)
+	removeAnnotation(st.obj, AnnotationOperation) // a completed one
+	if more != nil {
+		more(st.obj)
+	}
+	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
+}

@@ -1,0 +1,217 @@
+package reconciler
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Why a write is decided, in Write.Reason.
+const (
+	WhyCreate  = "create"
+	WhyChanged = "spec changed since the last write"
+	WhyLive    = "Azure differs from spec"
+	WhyInSync  = "in sync"
+)
+
+// Write is what a reconcile sends to ARM for an object: the one decision
+// shared by the reconciler (apply and the plan policy) and `operator plan`.
+type Write struct {
+	// Verb is PUT or PATCH; "" when nothing needs sending.
+	Verb string
+	// Body is the PUT body or the JSON merge patch, with real values (a
+	// secret's value, not its hash).
+	Body map[string]any
+	// Create is true for the first PUT of a resource not known to exist.
+	Create bool
+	// Reason says why (the Why constants), with the paths that differ when
+	// the live resource was compared.
+	Reason string
+	// NeedLive is true when the decision needs the live resource and none
+	// was given: the change can only go through PUT (no PATCH, or PATCH
+	// only takes tags), and the PUT must keep what others set in Azure.
+	// Call decide again with the GET body.
+	NeedLive bool
+}
+
+// decide compares the desired ARM body with what was last applied (the
+// armature.dev/last-applied annotation, secret values hashed; "" when
+// nothing was) and, when known, the live resource (a GET body; nil when
+// not read or not found). It reads nothing and writes nothing.
+//
+//   - Nothing applied, nothing live: PUT the desired body (create).
+//   - Nothing applied, live known (adoption, or a plan of an existing
+//     resource): the values the spec sets are compared with the live ones
+//     (as drift is); none differ → no write; else the merge patch of the
+//     differences.
+//   - Applied and desired differ: the merge patch between them.
+//   - Applied equals desired: no write.
+//
+// A merge patch goes as PATCH when the type has a PATCH that takes more
+// than tags, else as PUT of the live body (readOnly values dropped) with
+// the patch applied — which needs the live body (NeedLive).
+func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any) (Write, error) {
+	var patch map[string]any
+	reason := WhyChanged
+	switch applied := mustJSON(hashSecrets(d, desired)); {
+	case lastApplied == "" && live == nil:
+		return Write{Verb: http.MethodPut, Body: desired, Create: true, Reason: WhyCreate}, nil
+	case lastApplied == "":
+		diff := drift(d, desired, live)
+		if len(diff) == 0 {
+			return Write{Reason: WhyInSync}, nil
+		}
+		reason = WhyLive + " at " + strings.Join(diff, ", ")
+		var err error
+		if patch, err = mergePatch(project(live, desired), desired); err != nil {
+			return Write{}, err
+		}
+	case lastApplied == applied:
+		return Write{Reason: WhyInSync}, nil
+	default:
+		var err error
+		if patch, err = mergePatch(lastApplied, applied); err != nil {
+			return Write{}, err
+		}
+		fillFrom(patch, desired)
+	}
+	if d.HasVerb(http.MethodPatch) && !d.PatchTagsOnly {
+		return Write{Verb: http.MethodPatch, Body: patch, Reason: reason}, nil
+	}
+	if live == nil {
+		return Write{Reason: reason, NeedLive: true}, nil
+	}
+	body, err := putBody(d, live, patch)
+	if err != nil {
+		return Write{}, err
+	}
+	return Write{Verb: http.MethodPut, Body: body, Reason: reason}, nil
+}
+
+// mergePatch returns the JSON merge patch from one body to another; each
+// may be a map or its JSON.
+func mergePatch(from, to any) (map[string]any, error) {
+	raw := func(v any) []byte {
+		if s, ok := v.(string); ok {
+			return []byte(s)
+		}
+		return []byte(mustJSON(v))
+	}
+	p, err := jsonpatch.CreateMergePatch(raw(from), raw(to))
+	if err != nil {
+		return nil, fmt.Errorf("merge patch: %w", err)
+	}
+	var out map[string]any
+	return out, json.Unmarshal(p, &out)
+}
+
+// putBody is the live body without what a request must not carry (readOnly
+// and unknown values) with the merge patch applied: what others set in
+// Azure outside the spec is kept.
+func putBody(d *descriptor.Descriptor, live, patch map[string]any) (map[string]any, error) {
+	body := runtime.DeepCopyJSON(live)
+	d.Walk(body, func(n descriptor.Node) bool {
+		if !n.Known || n.Class == descriptor.ReadOnly {
+			delete(n.Parent, n.Key)
+			return false
+		}
+		return true
+	})
+	merged, err := jsonpatch.MergePatch([]byte(mustJSON(body)), []byte(mustJSON(patch)))
+	if err != nil {
+		return nil, fmt.Errorf("apply merge patch to the live body: %w", err)
+	}
+	var out map[string]any
+	return out, json.Unmarshal(merged, &out)
+}
+
+// project keeps the members of live that want has, recursively.
+func project(live, want map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, wv := range want {
+		lv, ok := live[k]
+		if !ok {
+			continue
+		}
+		wm, wok := wv.(map[string]any)
+		lm, lok := lv.(map[string]any)
+		if wok && lok {
+			out[k] = project(lm, wm)
+			continue
+		}
+		out[k] = lv
+	}
+	return out
+}
+
+// SecretResolver returns the value of the Secret key a spec references at
+// a path (Secret name and key).
+type SecretResolver func(path descriptor.Path, name, key string) (string, error)
+
+// desiredBody builds the ARM body from spec: the operator fields dropped,
+// each Secret reference replaced by what resolve returns, then the kind's
+// MutateBody hook.
+func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, resolve SecretResolver) (map[string]any, error) {
+	body := runtime.DeepCopyJSON(spec(obj))
+	for _, f := range operatorFields {
+		delete(body, f)
+	}
+	var err error
+	d.Walk(body, func(n descriptor.Node) bool {
+		if err != nil || !n.Known || n.Class != descriptor.Secret {
+			return true
+		}
+		ref, ok := n.Parent[n.Key].(map[string]any)
+		if !ok {
+			return false
+		}
+		name, _ := ref["name"].(string)
+		key, _ := ref["key"].(string)
+		var v string
+		if v, err = resolve(n.Path, name, key); err == nil {
+			n.Parent[n.Key] = v
+		}
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	if hook := hooksFor(obj.GroupVersionKind()).MutateBody; hook != nil {
+		if err := hook(obj, body); err != nil {
+			return nil, fmt.Errorf("MutateBody hook: %w", err)
+		}
+	}
+	return body, nil
+}
+
+// resolveID returns the ARM id of an object from its spec, without reading
+// the cluster: spec.resourceID; else the owner's ARM id (spec.owner.armId,
+// or ownerID: the status.id of the owner custom resource, or the scope
+// `operator plan` was given) below which the resource is named; else the
+// subscription for a kind whose owner is the subscription. ok is false
+// when the owner's id is needed and unknown.
+func resolveID(d *descriptor.Descriptor, obj *unstructured.Unstructured, ownerID, subscriptionID string) (id string, ok bool) {
+	s := spec(obj)
+	if rid, _ := s["resourceID"].(string); rid != "" {
+		return rid, true
+	}
+	name := azureName(obj, d)
+	owner, _ := s["owner"].(map[string]any)
+	if a, _ := owner["armId"].(string); a != "" {
+		return d.ID(a, name), true
+	}
+	if ownerID != "" {
+		return d.ID(ownerID, name), true
+	}
+	if strings.EqualFold(d.OwnerARMType, descriptor.SubscriptionType) && subscriptionID != "" {
+		return d.ID("/subscriptions/"+subscriptionID, name), true
+	}
+	return "", false
+}

@@ -1,0 +1,106 @@
+package reconciler
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+// observe GETs the resource into status, corrects drift and requeues after
+// the sync period.
+func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired map[string]any) (reconcile.Result, error) {
+	return r.observeWith(ctx, st, id, desired, nil)
+}
+
+// observeWith is observe with the resource already read (the final poll of
+// an operation returns it): no second GET.
+func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desired map[string]any, read *arm.Result) (reconcile.Result, error) {
+	res, err := read, error(nil)
+	if res == nil || res.Body == nil {
+		res, err = r.armCall(ctx, http.MethodGet, id, nil)
+	}
+	if err != nil {
+		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy.CorrectsDrift() {
+			// Deleted outside the operator: forget it, the next reconcile
+			// creates it again.
+			base := st.obj.DeepCopy()
+			removeAnnotation(st.obj, AnnotationLastApplied)
+			removeAnnotation(st.obj, AnnotationOperation)
+			r.event(st, corev1.EventTypeWarning, EventDriftDetected, id+" was deleted outside the operator; recreating it")
+			driftCorrections.Inc()
+			return reconcile.Result{Requeue: true}, step(stepRecord, r.Client.Patch(ctx, st.obj, client.MergeFrom(base)))
+		}
+		return r.fail(ctx, st, step(stepObserve, err))
+	}
+	if desired == nil && st.policy.CorrectsDrift() {
+		if desired, err = r.desired(ctx, st); err != nil {
+			return r.fail(ctx, st, err)
+		}
+	}
+	if diff := drift(r.Desc, desired, res.Body); len(diff) > 0 {
+		if st.policy.CorrectsDrift() {
+			driftCorrections.Inc()
+			r.event(st, corev1.EventTypeWarning, EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
+			base := st.obj.DeepCopy()
+			removeAnnotation(st.obj, AnnotationLastApplied) // the next reconcile decides against the live body or sends it whole
+			removeAnnotation(st.obj, AnnotationOperation)
+			if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+				return reconcile.Result{}, step(stepRecord, err)
+			}
+			return reconcile.Result{Requeue: true}, nil
+		}
+		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
+	}
+	r.statusGETs(ctx, id, res.Body)
+	if h := hooksFor(r.gvk()).Status; h != nil && res.Body != nil {
+		if err := h(st.obj, res.Body); err != nil {
+			return r.fail(ctx, st, step("Status hook", err))
+		}
+	}
+	st.setStatusBody(res.Body)
+	if st.cond == nil {
+		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
+		switch {
+		case state == "" || strings.EqualFold(state, "Succeeded"):
+			st.setCondition(true, ReasonSucceeded, "")
+		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
+			st.userMustAct(ReasonFailed, "provisioningState is "+state)
+		default:
+			st.setCondition(false, ReasonReconciling, "provisioningState is "+state)
+			if err := r.writeStatus(ctx, st); err != nil {
+				return reconcile.Result{}, step(stepStatus, err)
+			}
+			return reconcile.Result{RequeueAfter: r.Config.PollInterval}, nil
+		}
+	}
+	if err := r.writeStatus(ctx, st); err != nil {
+		return reconcile.Result{}, step(stepStatus, err)
+	}
+	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, nil
+}
+
+// statusGETs joins the Descriptor's extra status reads (e.g. a scale
+// set's instanceView) into the status body, under the field the generator
+// gave them. A failed read leaves the field out.
+func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]any) {
+	if body == nil {
+		return
+	}
+	for _, g := range r.Desc.StatusGETs {
+		if g.StatusField == "" {
+			continue
+		}
+		res, err := r.armCall(ctx, http.MethodGet, id+"/"+g.Name, nil)
+		if err != nil || res.Body == nil {
+			continue
+		}
+		body[g.StatusField] = res.Body
+	}
+}
