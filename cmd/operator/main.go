@@ -14,7 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/armature-dev/armature/runtime/operator"
+	"github.com/armature-dev/armature/operator"
 )
 
 func main() {

@@ -3,6 +3,8 @@ package emit
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -97,7 +99,7 @@ func docFiles(m *model.Model) (map[string][]byte, error) {
 				g.Kinds = append(g.Kinds, dk)
 			}
 		}
-		for _, id := range sortedKeys(nodes) {
+		for _, id := range slices.Sorted(maps.Keys(nodes)) {
 			g.Nodes = append(g.Nodes, docNode{ID: id, Label: nodes[id]})
 		}
 		for e := range edges {
@@ -197,15 +199,6 @@ func schemaName(origin string) string {
 
 func mermaidID(armType string) string {
 	return strings.NewReplacer(".", "_", "/", "_").Replace(armType)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // cell escapes a Markdown table cell.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,7 +206,7 @@ func keepDeepCopy(rel string) bool {
 // syncDir writes files below dir (skipping identical ones) and removes
 // files in the owned folders that are not in files, unless keep says so.
 func syncDir(dir string, files map[string][]byte, ownedDirs []string, res *Result, keep func(string) bool) error {
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, files[name]) {
 			res.Unchanged++

@@ -18,19 +18,21 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"path/filepath"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"path/filepath"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/armature-dev/armature/examples/composite"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
-	"github.com/armature-dev/armature/runtime/operator"
+	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
@@ -85,9 +87,9 @@ func run(ctx context.Context) error {
 		opDone <- operator.Run(opCtx, restCfg, operator.Config{
 			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
 			ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "demo",
-			MetricsAddr: "0", ProbeAddr: "0", ExampleComposites: true,
+			MetricsAddr: "0", ProbeAddr: "0",
 			Webhook: true, WebhookPort: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		})
+		}, operator.WithComposition(composite.Register))
 	}()
 	defer func() {
 		opCancel()

@@ -34,6 +34,21 @@ const (
 	ReasonOutcomeUnknown   = "OutcomeUnknown"
 )
 
+// Event reasons beside the condition reasons.
+const (
+	EventSent             = "Sent"
+	EventOperationStarted = reconciler.EventOperationStarted
+)
+
+// step wraps err with the step of the reconcile it happened in; nil stays
+// nil.
+func step(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // Reconciler runs Actions.
 type Reconciler struct {
 	// Client reads and writes Actions, their targets, Secrets and
@@ -57,6 +72,8 @@ type Reconciler struct {
 	// Retry-After, and before retrying an answer that says the action did
 	// not run. Defaults to 2 seconds.
 	PollInterval time.Duration
+	// Timeout is the deadline of one reconcile. Defaults to 2 minutes.
+	Timeout time.Duration
 }
 
 // Option configures a Reconciler.
@@ -68,6 +85,9 @@ func WithWaitInterval(d time.Duration) Option { return func(r *Reconciler) { r.W
 // WithPollInterval sets PollInterval.
 func WithPollInterval(d time.Duration) Option { return func(r *Reconciler) { r.PollInterval = d } }
 
+// WithTimeout sets Timeout.
+func WithTimeout(d time.Duration) Option { return func(r *Reconciler) { r.Timeout = d } }
+
 // WithRecorder sets Recorder.
 func WithRecorder(rec record.EventRecorder) Option { return func(r *Reconciler) { r.Recorder = rec } }
 
@@ -78,7 +98,7 @@ func New(c client.Client, armClient arm.Client, reg *Registry, opts ...Option) (
 	if !ok {
 		return nil, fmt.Errorf("action: the ARM client %T cannot send POST actions (it is not an arm.Poster)", armClient)
 	}
-	r := &Reconciler{Client: c, ARM: armClient, Poster: poster, Registry: reg, WaitInterval: time.Minute, PollInterval: 2 * time.Second}
+	r := &Reconciler{Client: c, ARM: armClient, Poster: poster, Registry: reg, WaitInterval: time.Minute, PollInterval: 2 * time.Second, Timeout: 2 * time.Minute}
 	for _, o := range opts {
 		o(r)
 	}
@@ -87,11 +107,14 @@ func New(c client.Client, armClient arm.Client, reg *Registry, opts ...Option) (
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
 
-// Reconcile is the orchestrator of the steps in the package doc.
+// Reconcile is the orchestrator of the steps in the package doc. It runs
+// under the deadline Timeout.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
 	a := &v1alpha1.Action{}
 	if err := r.Client.Get(ctx, req.NamespacedName, a); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, step("read the Action", client.IgnoreNotFound(err))
 	}
 	switch {
 	case !a.DeletionTimestamp.IsZero(), done(a):
@@ -117,33 +140,33 @@ func (r *Reconciler) start(ctx context.Context, a *v1alpha1.Action) (reconcile.R
 	}
 	id, waiting, err := r.target(ctx, a, d)
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, step("resolve the target", err)
 	}
 	if waiting != "" {
 		return r.wait(ctx, a, ReasonWaitingForTarget, waiting, r.WaitInterval)
 	}
 	body, waiting, err := r.body(ctx, a)
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, step("build the request body", err)
 	}
 	if waiting != "" {
 		return r.wait(ctx, a, ReasonWaitingForSecret, waiting, r.WaitInterval)
 	}
 	if msg, err := r.resultsFree(ctx, a); err != nil || msg != "" {
 		if err != nil {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, step("check the result objects", err)
 		}
 		return r.fail(ctx, a, ReasonResultObject, msg, nil)
 	}
 	if ok, err := r.claim(ctx, a, id, d.APIVersion); err != nil || !ok {
-		return reconcile.Result{Requeue: !ok && err == nil}, err
+		return reconcile.Result{Requeue: !ok && err == nil}, step("record the intent", err)
 	}
 	res, err := r.Poster.Post(ctx, id, d.APIVersion, arm.PostRequest{Action: act.Name, Query: a.Spec.Query, Body: body, FinalStateVia: act.FinalStateVia})
 	observe(d, act, "POST", err)
 	if err != nil {
 		return r.sendFailed(ctx, a, act, err)
 	}
-	r.event(a, corev1.EventTypeNormal, "Sent", fmt.Sprintf("POST %s/%s", id, act.Name))
+	r.event(a, corev1.EventTypeNormal, EventSent, fmt.Sprintf("POST %s/%s", id, act.Name))
 	if !res.Done() {
 		return r.operationStarted(ctx, a, res)
 	}
@@ -250,7 +273,7 @@ func (r *Reconciler) poll(ctx context.Context, a *v1alpha1.Action) (reconcile.Re
 	observe(d, act, "POLL", err)
 	if err != nil {
 		if arm.IsRetryable(err) {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, step("poll the operation", err)
 		}
 		var ae *arm.Error
 		if errors.As(err, &ae) {

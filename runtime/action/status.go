@@ -166,7 +166,7 @@ func (r *Reconciler) operationStarted(ctx context.Context, a *v1alpha1.Action, r
 	if err != nil || conflict {
 		return reconcile.Result{Requeue: conflict}, err
 	}
-	r.event(a, corev1.EventTypeNormal, "OperationStarted", a.Spec.Action+" is a long-running operation")
+	r.event(a, corev1.EventTypeNormal, EventOperationStarted, a.Spec.Action+" is a long-running operation")
 	return reconcile.Result{RequeueAfter: r.after(res)}, nil
 }
 

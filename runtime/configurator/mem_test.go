@@ -46,7 +46,7 @@ func (m *mem) put(u *unstructured.Unstructured) *unstructured.Unstructured {
 	m.mu.Lock()
 	old := m.objs[ref]
 	m.rv++
-	u.SetResourceVersion(itoa(m.rv))
+	u.SetResourceVersion(strconv.FormatInt(m.rv, 10))
 	if old == nil {
 		if u.GetUID() == "" {
 			u.SetUID(uuid.NewUUID())
@@ -247,7 +247,5 @@ func applyMerge(dst, patch map[string]any) {
 		dst[k] = v
 	}
 }
-
-func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

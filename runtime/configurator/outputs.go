@@ -5,7 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -148,7 +149,7 @@ func (os OperatorSpec) Values(in *Resource, extra map[string]any) (Outputs, erro
 
 // Declare declares the ConfigMaps and Secrets holding the values.
 func (o Outputs) Declare(ix *Renderer) {
-	for _, name := range sortedKeys(o.ConfigMaps) {
+	for _, name := range slices.Sorted(maps.Keys(o.ConfigMaps)) {
 		data := map[string]any{}
 		for k, v := range o.ConfigMaps[name] {
 			data[k] = v
@@ -159,7 +160,7 @@ func (o Outputs) Declare(ix *Renderer) {
 			"data":     data,
 		}})
 	}
-	for _, name := range sortedKeys(o.Secrets) {
+	for _, name := range slices.Sorted(maps.Keys(o.Secrets)) {
 		data := map[string]any{}
 		for k, v := range o.Secrets[name] {
 			data[k] = base64.StdEncoding.EncodeToString([]byte(v))
@@ -201,13 +202,4 @@ func OutputsKind(gvk schema.GroupVersionKind, extra func(in *Resource) (map[stri
 			return nil, nil
 		},
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -28,7 +28,7 @@ import (
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
-	"github.com/armature-dev/armature/runtime/operator"
+	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/test/envtestutil"
 	hook "github.com/armature-dev/armature/webhook"

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/armature-dev/armature/runtime/operator"
+	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/test/envtestutil"
 )

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,7 +232,7 @@ func BenchmarkReconcile(b *testing.B) {
 	converge := time.Since(start)
 	selfCPU1, apiCPU1 := cpuSeconds()
 	req1 := apiserverRequests(b)
-	for _, k := range sortedKeys(req1) {
+	for _, k := range slices.Sorted(maps.Keys(req1)) {
 		if d := req1[k] - req0[k]; d > 0 {
 			b.Logf("apiserver requests during the converge: %-22s %6.0f  (%.2f per resource)", k, d, d/float64(n))
 		}
@@ -425,15 +426,6 @@ func apiserverRequests(b *testing.B) map[string]float64 {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func mustMarshal(v any) []byte {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	armop "github.com/armature-dev/armature/runtime/operator"
+	armop "github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
 

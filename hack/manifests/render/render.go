@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/operator"
+	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/conversion"
 )

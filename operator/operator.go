@@ -27,7 +27,6 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
-	"github.com/armature-dev/armature/examples/composite"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
@@ -78,9 +77,6 @@ type Config struct {
 	// CertDir holds tls.crt/tls.key for the webhook. Empty with Webhook set
 	// means a self-signed certificate is generated (local and dev).
 	CertDir string
-	// ExampleComposites runs the configurator with the AppStack example of
-	// examples/composite (its CRD must be installed). Default false.
-	ExampleComposites bool
 	// SkipNameValidation lets several managers with the same controllers
 	// run in one process, one after the other (tests that restart the
 	// operator). Not a flag. Default false.
@@ -124,7 +120,6 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
 	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
 	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed")
-	fs.BoolVar(&c.ExampleComposites, "example-composites", false, "run the AppStack composition of examples/composite on the configurator")
 }
 
 func splitList(s string) []string {
@@ -166,8 +161,28 @@ func (c *Config) Credential() (azcore.TokenCredential, error) {
 	return azidentity.NewDefaultAzureCredential(nil)
 }
 
+// Option adds to the operator what its Config does not say: kinds of the
+// configurator (runtime/configurator) built on the generated ones.
+type Option func(*options)
+
+type options struct {
+	compositions []func(*configurator.Registry) error
+}
+
+// WithComposition registers kinds on the configurator (the select/render
+// layer) with register, e.g. examples/composite's Register. Without any,
+// the configurator is not started. A build of an example passes its own;
+// the production binary (cmd/operator) passes none.
+func WithComposition(register func(*configurator.Registry) error) Option {
+	return func(o *options) { o.compositions = append(o.compositions, register) }
+}
+
 // Run starts the manager and blocks until ctx ends.
-func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
+func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	logger := ctrl.Log.WithName("operator")
 	scheme := runtime.NewScheme()
 	if err := corev1.AddToScheme(scheme); err != nil {
@@ -179,7 +194,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 	if err := actionsv1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	opts := ctrl.Options{
+	mopts := ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
 		HealthProbeBindAddress: c.ProbeAddr,
@@ -189,9 +204,9 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(c.SkipNameValidation)},
 	}
 	if len(c.WatchNamespaces) > 0 {
-		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{}}
+		mopts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{}}
 		for _, ns := range c.WatchNamespaces {
-			opts.Cache.DefaultNamespaces[ns] = cache.Config{}
+			mopts.Cache.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
 	if c.Webhook {
@@ -210,9 +225,9 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 			}
 			wo.CertDir = dir
 		}
-		opts.WebhookServer = ctrlwebhook.NewServer(wo)
+		mopts.WebhookServer = ctrlwebhook.NewServer(wo)
 	}
-	mgr, err := ctrl.NewManager(restCfg, opts)
+	mgr, err := ctrl.NewManager(restCfg, mopts)
 	if err != nil {
 		return err
 	}
@@ -252,13 +267,15 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config) error {
 		// The CRD conversion webhook of kinds served in several versions.
 		mgr.GetWebhookServer().Register(conversion.Path, conversion.New(apis.Descriptors()))
 	}
-	if c.ExampleComposites {
+	if len(o.compositions) > 0 {
 		reg, err := configurator.SetupWithManager(mgr, configurator.WithLeaderElection(c.LeaderElection))
 		if err != nil {
 			return err
 		}
-		if err := composite.Register(reg); err != nil {
-			return err
+		for _, register := range o.compositions {
+			if err := register(reg); err != nil {
+				return err
+			}
 		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
