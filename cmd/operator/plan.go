@@ -15,10 +15,10 @@ import (
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
 

@@ -21,8 +21,8 @@ import (
 
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/hack/manifests/render"
-	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/operator"
+	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/test/envtestutil"
 	"github.com/armature-dev/armature/webhook"
 )

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
-	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/operator"
+	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/conversion"
 )
