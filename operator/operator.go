@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -159,6 +160,27 @@ func (c *Config) Credential() (azcore.TokenCredential, error) {
 		return arm.StaticToken(c.ARMToken), nil
 	}
 	return azidentity.NewDefaultAzureCredential(nil)
+}
+
+// Main is the whole of an operator command: flags (BindFlags and the
+// logger's), the kubeconfig, Run until a signal; errors go to standard
+// error with the command's name and exit 1.
+func Main(name string, opts ...Option) {
+	var cfg Config
+	cfg.BindFlags(flag.CommandLine)
+	zopts := zap.Options{Development: true}
+	zopts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	restCfg, err := ctrl.GetConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+": kubeconfig:", err)
+		os.Exit(1)
+	}
+	if err := Run(ctrl.SetupSignalHandler(), restCfg, cfg, opts...); err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
 }
 
 // Option adds to the operator what its Config does not say: kinds of the

@@ -7,12 +7,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
-
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/armature-dev/armature/operator"
 )
@@ -25,19 +21,5 @@ func main() {
 		}
 		return
 	}
-	var cfg operator.Config
-	cfg.BindFlags(flag.CommandLine)
-	zopts := zap.Options{Development: true}
-	zopts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
-	restCfg, err := ctrl.GetConfig()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "operator: kubeconfig:", err)
-		os.Exit(1)
-	}
-	if err := operator.Run(ctrl.SetupSignalHandler(), restCfg, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "operator:", err)
-		os.Exit(1)
-	}
+	operator.Main("operator")
 }
