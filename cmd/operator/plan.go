@@ -99,6 +99,9 @@ func plan(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s/%s: %s", u.GetKind(), u.GetName(), p.Action)
 		if p.Verb != "" {
 			fmt.Fprintf(stdout, " (%s %s)", p.Verb, p.ID)
+			if p.Action == "update" {
+				fmt.Fprintf(stdout, ": %s", p.Reason)
+			}
 			b, _ := json.MarshalIndent(p.Body, "  ", "  ")
 			fmt.Fprintf(stdout, "\n  %s", strings.TrimSpace(string(b)))
 		} else {
