@@ -17,9 +17,12 @@
 //     blocks on it.
 //  5. Build the desired ARM body from spec (Secret references resolved at
 //     call time; their values are hashed in the last-applied annotation and
-//     never stored). Compare with armature.dev/last-applied: not created →
-//     PUT; changed → JSON merge patch, sent as PATCH when the API has a full
-//     PATCH, else GET + patch + PUT; unchanged → no write.
+//     never stored; the kind's MutateBody hook). decide — one pure function
+//     shared with the plan policy and `operator plan` — compares it with
+//     armature.dev/last-applied and, when read, the live resource: not
+//     created → PUT; changed → JSON merge patch, sent as PATCH when the API
+//     has a full PATCH, else GET + patch + PUT; adopted → only what differs
+//     from the live resource; unchanged → no write.
 //  6. GET → status (ARM's shape), conditions, observedGeneration.
 //  7. Requeue after the sync period (jittered): that GET is the drift
 //     observer. Live writable values that differ from the desired ones are
@@ -29,9 +32,14 @@
 //
 // manage (default); skip (GET only, nothing written); detach-on-delete (no
 // DELETE); plan (what would be sent is written to the armature.dev/plan
-// annotation; no ARM write).
+// annotation; no ARM write). ParsePolicy accepts exactly these; any other
+// value is Ready=False with reason UnknownPolicy: nothing is sent to ARM
+// and the finalizer stays, also when the object is deleted.
 //
 // # Errors
+//
+// Every error a reconcile returns names its step ("PATCH <id>: …"); each
+// reconcile runs under Config.ReconcileTimeout.
 //
 // ARM 4xx answers the user must fix become Ready=False with ARM's code as
 // the reason, an Event, and a terminal error (no requeue until the object
