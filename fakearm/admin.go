@@ -2,8 +2,10 @@ package fakearm
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 )
 
 // admin serves /_admin/: the journal, the counters, the faults, the stored
@@ -77,4 +79,40 @@ func (s *Server) Reset() {
 	s.ops = map[string]*operation{}
 	s.persist()
 	s.mu.Unlock()
+}
+
+// Mutate changes a stored resource as someone else would in Azure (the
+// portal, another tool): fn edits its desired body; the GET body is
+// rendered again with a new etag. Tests use it to make drift.
+func (s *Server) Mutate(id string, fn func(body map[string]any)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := s.resources[lower(id)]
+	if res == nil {
+		return fmt.Errorf("fakearm: no resource %s", id)
+	}
+	fn(res.Desired)
+	res.ETag = newETag()
+	res.Modified = s.opts.Now()
+	s.render(res)
+	s.persist()
+	return nil
+}
+
+// Remove deletes a stored resource and its children as someone else would
+// in Azure, without an operation.
+func (s *Server) Remove(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := lower(id)
+	if s.resources[key] == nil {
+		return fmt.Errorf("fakearm: no resource %s", id)
+	}
+	for k := range s.resources {
+		if k == key || strings.HasPrefix(k, key+"/") {
+			delete(s.resources, k)
+		}
+	}
+	s.persist()
+	return nil
 }

@@ -1,21 +1,26 @@
 package fakearm
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// budget is one subscription's rate-limit budget in the current window.
+// budget is one subscription's rate-limit budget: a token bucket per
+// operation type, as ARM's throttling since 2024 (each bucket holds its
+// Options budget and refills that many tokens per QuotaWindow,
+// continuously).
 type budget struct {
-	start                  time.Time
-	reads, writes, deletes int
+	last                   time.Time
+	reads, writes, deletes float64
 }
 
 // spend takes one request from the subscription's budget and sets the
 // x-ms-ratelimit-remaining-subscription-* header; false means it answered
-// 429 because the budget is spent.
+// 429 (with the Retry-After until a token is back) because the bucket is
+// empty.
 func (s *Server) spend(w http.ResponseWriter, r *http.Request, segs []string) bool {
 	sub := "tenant"
 	if len(segs) > 1 && strings.EqualFold(segs[0], "subscriptions") {
@@ -24,30 +29,45 @@ func (s *Server) spend(w http.ResponseWriter, r *http.Request, segs []string) bo
 	now := s.opts.Now()
 	s.qmu.Lock()
 	b := s.quota[sub]
-	if b == nil || now.Sub(b.start) >= s.opts.QuotaWindow {
-		b = &budget{start: now, reads: s.opts.ReadBudget, writes: s.opts.WriteBudget, deletes: s.opts.DeleteBudget}
+	if b == nil {
+		b = &budget{last: now, reads: float64(s.opts.ReadBudget), writes: float64(s.opts.WriteBudget), deletes: float64(s.opts.DeleteBudget)}
 		s.quota[sub] = b
 	}
-	var left *int
+	if dt := now.Sub(b.last).Seconds(); dt > 0 {
+		w := s.opts.QuotaWindow.Seconds()
+		b.reads = math.Min(float64(s.opts.ReadBudget), b.reads+dt*float64(s.opts.ReadBudget)/w)
+		b.writes = math.Min(float64(s.opts.WriteBudget), b.writes+dt*float64(s.opts.WriteBudget)/w)
+		b.deletes = math.Min(float64(s.opts.DeleteBudget), b.deletes+dt*float64(s.opts.DeleteBudget)/w)
+		b.last = now
+	}
+	var left *float64
 	var header string
+	var size int
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		left, header = &b.reads, "x-ms-ratelimit-remaining-subscription-reads"
+		left, header, size = &b.reads, "x-ms-ratelimit-remaining-subscription-reads", s.opts.ReadBudget
 	case http.MethodDelete:
-		left, header = &b.deletes, "x-ms-ratelimit-remaining-subscription-deletes"
+		left, header, size = &b.deletes, "x-ms-ratelimit-remaining-subscription-deletes", s.opts.DeleteBudget
 	default:
-		left, header = &b.writes, "x-ms-ratelimit-remaining-subscription-writes"
+		left, header, size = &b.writes, "x-ms-ratelimit-remaining-subscription-writes", s.opts.WriteBudget
 	}
-	*left--
+	ok := *left >= 1
+	if ok {
+		*left--
+	}
 	remaining := *left
-	reset := b.start.Add(s.opts.QuotaWindow).Sub(now)
 	s.qmu.Unlock()
-	if remaining < 0 {
+	if !ok {
+		perToken := s.opts.QuotaWindow.Seconds() / float64(size)
+		wait := int(math.Ceil((1 - remaining) * perToken))
+		if wait < 1 {
+			wait = 1
+		}
 		w.Header().Set(header, "0")
-		w.Header().Set("Retry-After", strconv.Itoa(int((reset+time.Second-1)/time.Second)))
-		armError(w, http.StatusTooManyRequests, "SubscriptionRequestsThrottled", "Number of requests for subscription '"+sub+"' exceeded the limit of this window. Please try again after the Retry-After interval.", "")
+		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		armError(w, http.StatusTooManyRequests, "SubscriptionRequestsThrottled", "Number of requests for subscription '"+sub+"' exceeded the limit. Please try again after the Retry-After interval.", "")
 		return false
 	}
-	w.Header().Set(header, strconv.Itoa(remaining))
+	w.Header().Set(header, strconv.Itoa(int(remaining)))
 	return true
 }

@@ -29,11 +29,16 @@ type Options struct {
 	// RetryAfter is the Retry-After of LRO responses. Defaults to 1s; a
 	// negative value sends Retry-After: 0.
 	RetryAfter time.Duration
-	// QuotaWindow is the window the rate-limit budgets refill in. Defaults
+	// QuotaWindow is how long a rate-limit budget takes to refill from
+	// empty: each is a token bucket (ARM's throttling since 2024) of its
+	// budget's size refilled at budget/QuotaWindow per second. ARM's
+	// published limits are ReadBudget 250 with QuotaWindow 10s (25 reads
+	// per second) and WriteBudget 200 refilled at 10 per second. Defaults
 	// to one minute.
 	QuotaWindow time.Duration
-	// ReadBudget, WriteBudget and DeleteBudget are the requests allowed per
-	// subscription per window. Default to 100000, 10000 and 10000.
+	// ReadBudget, WriteBudget and DeleteBudget are the sizes of a
+	// subscription's buckets (see QuotaWindow). Default to 100000, 10000
+	// and 10000.
 	ReadBudget, WriteBudget, DeleteBudget int
 	// StateFile, when set, is where resources are saved after every write
 	// and loaded from at start.
@@ -44,6 +49,9 @@ type Options struct {
 	Seed uint64
 	// JournalSize is how many journal entries are kept. Defaults to 100000.
 	JournalSize int
+	// PageSize is how many items a page of a list holds; a longer list
+	// carries a nextLink ($skipToken), as ARM's do. Defaults to 1000.
+	PageSize int
 	// Now returns the time. Defaults to time.Now.
 	Now func() time.Time
 }
@@ -71,6 +79,9 @@ type Faults struct {
 	Methods []string `json:"methods,omitempty"`
 	// PathContains limits the faults to paths containing it.
 	PathContains string `json:"pathContains,omitempty"`
+	// PathSuffix limits the faults to paths ending with it (a collection:
+	// /storageAccounts).
+	PathSuffix string `json:"pathSuffix,omitempty"`
 }
 
 // Entry is one journaled request.
@@ -134,6 +145,9 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 	}
 	if opts.JournalSize <= 0 {
 		opts.JournalSize = 100000
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 1000
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -310,7 +324,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case m.list && r.Method == http.MethodGet:
-		s.list(rec, m, d)
+		s.list(rec, r, m, d)
 	case m.list:
 		armError(rec, http.StatusMethodNotAllowed, "MethodNotAllowed", r.Method+" is not allowed on a collection.", "")
 	case r.Method == http.MethodGet:
@@ -343,7 +357,7 @@ func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
 	for _, m := range f.Methods {
 		applies = applies || strings.EqualFold(m, r.Method)
 	}
-	applies = applies && strings.Contains(r.URL.Path, f.PathContains)
+	applies = applies && strings.Contains(r.URL.Path, f.PathContains) && strings.HasSuffix(r.URL.Path, f.PathSuffix)
 	var drop, throttle, fail bool
 	if applies {
 		drop = s.rng.Float64() < f.DropRate

@@ -117,6 +117,9 @@ func descriptorValues(k *model.Kind) jen.Dict {
 			}
 		})
 	}
+	if len(r.ListPaths) > 0 {
+		d[jen.Id("ListPaths")] = strs(r.ListPaths)
+	}
 	if acts := postActions(k.Actions); acts != nil {
 		d[jen.Id("Actions")] = acts
 	}

@@ -304,6 +304,10 @@ func parse(p string) (parsed, string) {
 		if len(segs) == 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") && isParam(segs[1]) && isParam(segs[3]) {
 			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups", segs[3]}}, ""
 		}
+		if len(segs) == 3 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") && isParam(segs[1]) {
+			// The resource groups of a subscription: their list.
+			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups"}}, ""
+		}
 		if len(segs) == 1 && isParam(segs[0]) {
 			return parsed{}, "generic resource path: any resource by its ARM id, not a resource type"
 		}

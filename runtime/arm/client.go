@@ -111,11 +111,10 @@ type Options struct {
 	// OnResponse, when set, is told the method and status of every answer
 	// (for metrics).
 	OnResponse func(method string, status int)
-	// QuotaLow is the remaining-requests count (x-ms-ratelimit-remaining-*)
-	// below which requests are slowed down, up to QuotaMaxDelay each, so
-	// ARM does not have to throttle. Defaults to 100 and 2 seconds.
-	QuotaLow      int
-	QuotaMaxDelay time.Duration
+	// Budget paces the client's requests (see Budget). Defaults to a new
+	// budget with ARM's published limits; clients of one credential share
+	// one.
+	Budget *Budget
 }
 
 type azClient struct {
@@ -171,13 +170,10 @@ func NewClient(opts Options) (Client, error) {
 	if opts.OnResponse != nil {
 		co.PerCallPolicies = append(co.PerCallPolicies, observe(opts.OnResponse))
 	}
-	if opts.QuotaLow == 0 {
-		opts.QuotaLow = 100
+	if opts.Budget == nil {
+		opts.Budget = NewBudget(nil)
 	}
-	if opts.QuotaMaxDelay == 0 {
-		opts.QuotaMaxDelay = 2 * time.Second
-	}
-	co.PerRetryPolicies = append(co.PerRetryPolicies, newQuota(opts.QuotaLow, opts.QuotaMaxDelay))
+	co.PerRetryPolicies = append(co.PerRetryPolicies, opts.Budget)
 	c, err := armpolicy.NewClient("armature", "v0.1.0", opts.Credential, &armpolicy.ClientOptions{ClientOptions: co})
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
@@ -19,7 +18,7 @@ const (
 	saV = "2023-05-01"
 )
 
-func setup(t *testing.T, o fakearm.Options, low int) (*fakearm.Running, arm.Client) {
+func setup(t *testing.T, o fakearm.Options, budget *arm.Budget) (*fakearm.Running, arm.Client) {
 	t.Helper()
 	o.RetryAfter = -1
 	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: o})
@@ -27,7 +26,7 @@ func setup(t *testing.T, o fakearm.Options, low int) (*fakearm.Running, arm.Clie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fa.Close() })
-	c, err := arm.NewClient(arm.Options{Endpoint: fa.URL, Credential: arm.StaticToken("t"), Transport: fa.HTTPClient(), QuotaLow: low, QuotaMaxDelay: 200 * time.Millisecond})
+	c, err := arm.NewClient(arm.Options{Endpoint: fa.URL, Credential: arm.StaticToken("t"), Transport: fa.HTTPClient(), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +34,7 @@ func setup(t *testing.T, o fakearm.Options, low int) (*fakearm.Running, arm.Clie
 }
 
 func TestOperationsAndResume(t *testing.T) {
-	_, c := setup(t, fakearm.Options{LROPolls: 2}, 0)
+	_, c := setup(t, fakearm.Options{LROPolls: 2}, nil)
 	ctx := context.Background()
 	if _, err := c.Put(ctx, rg, rgV, []byte(`{"location":"westeurope"}`)); err != nil {
 		t.Fatal(err)
@@ -67,25 +66,5 @@ func TestOperationsAndResume(t *testing.T) {
 	}
 	if res, err := c.Delete(ctx, sa+"x", saV); err != nil || res.Status != http.StatusNoContent {
 		t.Errorf("deleting a missing resource succeeds: %v %v", res, err)
-	}
-}
-
-// TestQuotaSlowsDown: with few writes left in the window, the client waits
-// before sending, instead of being throttled.
-func TestQuotaSlowsDown(t *testing.T) {
-	_, c := setup(t, fakearm.Options{WriteBudget: 6, QuotaWindow: time.Hour}, 5)
-	ctx := context.Background()
-	var last time.Duration
-	for i := 0; i < 5; i++ {
-		start := time.Now()
-		if _, err := c.Put(ctx, rg, rgV, []byte(`{"location":"westeurope"}`)); err != nil {
-			t.Fatalf("write %d: %v", i, err)
-		}
-		last = time.Since(start)
-	}
-	// 6 allowed: after the 5th write 1 remains, so the last waited about
-	// (5-2)/5 of the 200ms maximum.
-	if last < 80*time.Millisecond {
-		t.Errorf("the last write was not slowed down: %s", last)
 	}
 }

@@ -25,7 +25,7 @@ func account(t *testing.T, c arm.Client) {
 }
 
 func TestPost(t *testing.T) {
-	fa, c := setup(t, fakearm.Options{LROPolls: 1}, 0)
+	fa, c := setup(t, fakearm.Options{LROPolls: 1}, nil)
 	account(t, c)
 	p, ok := c.(arm.Poster)
 	if !ok {

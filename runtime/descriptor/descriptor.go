@@ -120,6 +120,11 @@ type Descriptor struct {
 	Properties []Property
 	// SecretPaths are the spec paths that hold Secret references.
 	SecretPaths []Path
+	// ListPaths are the path templates of the type's list operations (a
+	// pageable GET of the collection), sorted: the collection below the
+	// resource's parent scope, and often one at subscription scope. Empty
+	// when the API cannot list the type.
+	ListPaths []string
 	// Actions are POST operations on the resource.
 	Actions []Action
 	// StatusGETs are extra GETs whose results are joined into status.

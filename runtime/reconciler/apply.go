@@ -62,6 +62,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 				return reconcile.Result{}, step(stepRecord, err)
 			}
 		}
+		if !st.forced && st.settled() && r.listed(id) {
+			// Nothing to write and nothing new to show: the drift
+			// observer's LIST watches it (no GET, no requeue).
+			return reconcile.Result{}, nil
+		}
 		return r.observe(ctx, st, id, desired)
 	}
 	payload := []byte(mustJSON(w.Body))

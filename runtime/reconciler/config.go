@@ -19,6 +19,14 @@ type Config struct {
 	// PollInterval is the wait between polls of an operation when ARM gives
 	// no Retry-After. Defaults to 2 seconds.
 	PollInterval time.Duration
+	// DriftByGET observes every resource with its own GET each sync period
+	// instead of the drift observer's one LIST per collection (see
+	// observer.go). Defaults to false: types that can be listed are.
+	DriftByGET bool
+	// FirstObservation is the delay of the drift observer's first pass
+	// after the operator starts (what changed while none ran). Defaults to
+	// 10 seconds.
+	FirstObservation time.Duration
 	// ReconcileTimeout is the deadline of one reconcile (ARM calls never
 	// wait for a long-running operation, so a reconcile is a few requests).
 	// Defaults to 2 minutes.
@@ -43,6 +51,9 @@ func (c Config) Default() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = 2 * time.Second
+	}
+	if c.FirstObservation <= 0 {
+		c.FirstObservation = 10 * time.Second
 	}
 	if c.ReconcileTimeout <= 0 {
 		c.ReconcileTimeout = 2 * time.Minute

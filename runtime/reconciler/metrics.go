@@ -26,10 +26,16 @@ var (
 	inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "armature_inflight_operations", Help: "Long-running ARM operations this operator is polling.",
 	})
+	observerPasses = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_drift_observer_passes_total", Help: "Passes of the drift observer (one LIST per collection of settled resources), by kind.",
+	}, []string{"kind"})
+	observerRequeues = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_drift_observer_requeues_total", Help: "Resources the drift observer sent to a GET because their listed body changed or was missing, by kind.",
+	}, []string{"kind"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, inflight)
+	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, inflight, observerPasses, observerRequeues)
 }
 
 func observeARM(verb string, err error) {

@@ -83,6 +83,9 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	if err := r.writeStatus(ctx, st); err != nil {
 		return reconcile.Result{}, step(stepStatus, err)
 	}
+	if r.listed(id) {
+		return reconcile.Result{}, nil // the drift observer watches it
+	}
 	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, nil
 }
 

@@ -52,11 +52,53 @@ type Reconciler struct {
 	// reconciler's last write to the object (uint64): a cached copy older
 	// than that is stale, and a fresh one needs no uncached read.
 	written sync.Map
+
+	// force holds the UIDs the drift observer requeued for a GET.
+	force sync.Map
+	// lists are the kind's list operations, parsed: a settled object of a
+	// listable collection is observed by the drift observer's LIST, not by
+	// its own GET.
+	lists []descriptor.Template
 }
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	return &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default()}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default()}
+	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
+		for _, p := range d.ListPaths {
+			r.lists = append(r.lists, descriptor.ParseTemplate(p))
+		}
+	}
+	return r
+}
+
+// hasLists reports whether the kind, in any of its versions, is watched by
+// a drift observer.
+func (r *Reconciler) hasLists() bool {
+	if len(r.lists) > 0 {
+		return true
+	}
+	for _, v := range r.versions {
+		if len(v.lists) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// listed reports whether the resource with ARM id id is observed by the
+// drift observer's LIST of its collection.
+func (r *Reconciler) listed(id string) bool {
+	if id == "" || len(r.lists) == 0 {
+		return false
+	}
+	coll := collectionOf(id)
+	for _, t := range r.lists {
+		if m, ok := t.Match(coll); ok && !m.Collection {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Reconciler) gvk() schema.GroupVersionKind { return r.Desc.GroupVersionKind() }
@@ -75,10 +117,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, step(stepRead, client.IgnoreNotFound(err))
 	}
+	if r.takeForced(obj.GetUID()) {
+		// The drift observer saw a change: read the resource, as
+		// background work.
+		ctx = arm.WithPriority(withForced(ctx), arm.PriorityLow)
+	}
 	if done, res, err := r.delegate(ctx, obj, req); done {
 		return res, err
 	}
 	st := newState(obj)
+	st.forced = forced(ctx)
 	defer r.remember(st)
 	if st.policyErr != nil {
 		// Nothing is sent to ARM and the finalizer stays as it is, also on

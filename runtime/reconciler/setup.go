@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -104,6 +105,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		owner := &unstructured.Unstructured{}
 		owner.SetGroupVersionKind(r.ownerGVK())
 		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.children), builderOwnerPredicates())
+	}
+	if lister, ok := r.ARM.(arm.Lister); ok && r.hasLists() {
+		o := newObserver(r, lister)
+		if err := mgr.Add(o); err != nil {
+			return err
+		}
+		b = b.WatchesRawSource(source.Channel(o.events, &handler.EnqueueRequestForObject{}))
 	}
 	return b.Complete(r)
 }

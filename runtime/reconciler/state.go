@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -49,6 +50,26 @@ type state struct {
 	body    map[string]any // GET body for status, if read
 	plan    map[string]any // status.reconcilePlan, under the plan policy
 	lastOp  string         // status.lastOperation to write, if it changed
+	// forced is set when the drift observer asked for a GET.
+	forced bool
+}
+
+// settled reports an object whose status describes its current spec:
+// created (status.id), Ready for this generation. With nothing to write,
+// such an object needs no GET when the drift observer watches it.
+func (st *state) settled() bool {
+	if st.orig == nil || st.policy.OnlyPlans() {
+		return false
+	}
+	if id, _ := st.orig["id"].(string); id == "" {
+		return false
+	}
+	gen := st.obj.GetGeneration()
+	if og, ok := st.orig["observedGeneration"]; !ok || fmt.Sprint(og) != fmt.Sprint(gen) {
+		return false
+	}
+	c := meta.FindStatusCondition(conditions(st.obj), ConditionReady)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gen
 }
 
 // opHash identifies an operation in status.lastOperation.
@@ -76,6 +97,15 @@ func newState(obj *unstructured.Unstructured) *state {
 		st.orig = runtime.DeepCopyJSON(s)
 	}
 	return st
+}
+
+// inFlight reports an object with an operation that status does not record
+// as finished.
+func inFlight(obj *unstructured.Unstructured) bool {
+	st := state{obj: obj}
+	st.orig, _ = obj.Object["status"].(map[string]any)
+	op := st.operation()
+	return op != nil && !st.opDone(op)
 }
 
 func (st *state) operation() *operation {

@@ -103,6 +103,9 @@ func startOperator(t *testing.T, fa *fakearm.Running, ns string, cfg reconciler.
 	if cfg.SyncPeriod == 0 {
 		cfg.SyncPeriod = time.Hour
 	}
+	if cfg.FirstObservation == 0 {
+		cfg.FirstObservation = time.Hour // tests that watch the drift observer set it
+	}
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package reconciler_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,7 +90,8 @@ func TestConvergeEditDelete(t *testing.T) {
 		t.Errorf("an update without PATCH is GET then PUT, got %v", seq)
 	}
 
-	// A no-op resync: one GET, no ARM write, no apiserver write.
+	// A no-op reconcile of a settled object: nothing to ARM (the drift
+	// observer's LIST watches it), no apiserver write.
 	waitReady(t, blob)
 	time.Sleep(300 * time.Millisecond)
 	before := get(t, sa).GetResourceVersion()
@@ -102,8 +104,7 @@ func TestConvergeEditDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	afterAnnotation := get(t, sa).GetResourceVersion()
-	eventually(t, 10*time.Second, "the resync GET", func() (bool, string) { return calls(fa, http.MethodGet, saID) >= 1, "" })
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // the reconcile runs meanwhile
 	if t.Failed() || calls(fa, http.MethodPut, saID) > 0 {
 		var evs corev1.EventList
 		_ = k8s.List(context.Background(), &evs, client.InNamespace(ns))
@@ -111,8 +112,8 @@ func TestConvergeEditDelete(t *testing.T) {
 			t.Logf("event %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
 		}
 	}
-	if g := calls(fa, http.MethodGet, saID); g != 1 {
-		t.Errorf("resync sent %d GETs, want 1", g)
+	if g := calls(fa, http.MethodGet, saID); g != 0 {
+		t.Errorf("a no-op reconcile sent %d GETs, want 0", g)
 	}
 	for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		if n := calls(fa, m, saID); n != 0 {
@@ -429,4 +430,83 @@ func TestHooks(t *testing.T) {
 	bad := cr("UserAssignedIdentity", "managedidentity.azure.armature.dev/v20230131", ns, "app2", map[string]any{"owner": map[string]any{"name": "hooks"}, "location": "westeurope"})
 	create(t, bad)
 	waitReason(t, bad, "HookSaysStop")
+}
+
+// TestDriftObserver: settled resources are observed with one LIST per
+// collection, not a GET each; a resource changed in Azure is requeued
+// alone (one GET, one PATCH back), one deleted in Azure is created again,
+// and a failed LIST falls back to a GET per resource.
+func TestDriftObserver(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{SyncPeriod: 2 * time.Second, FirstObservation: time.Second, Jitter: 0.01})
+	var accounts []*unstructured.Unstructured
+	for g := 0; g < 2; g++ {
+		rg := resourceGroup(ns, fmt.Sprintf("drift%d", g))
+		create(t, rg)
+		for i := 0; i < 3; i++ {
+			sa := storageAccount(ns, fmt.Sprintf("drift%d%d", g, i), rg.GetName())
+			create(t, sa)
+			accounts = append(accounts, sa)
+		}
+	}
+	waitReady(t, accounts...)
+	time.Sleep(3 * time.Second) // settle: the first passes may requeue fresh objects once
+	fa.ResetJournal()
+	time.Sleep(4500 * time.Millisecond) // two passes
+	lists, gets := 0, 0
+	for _, e := range fa.Journal() {
+		switch {
+		case e.Method != http.MethodGet:
+			t.Errorf("a quiet period sent %s %s", e.Method, e.Path)
+		case strings.HasSuffix(e.Path, "/storageAccounts") || strings.HasSuffix(e.Path, "/resourcegroups") || strings.HasSuffix(e.Path, "/resourceGroups"):
+			lists++
+		default:
+			gets++
+			t.Logf("GET %s", e.Path)
+		}
+	}
+	if lists < 2 || gets != 0 {
+		t.Errorf("quiet passes: %d LISTs, %d GETs of single resources; want ≥ 2 and 0", lists, gets)
+	}
+
+	// Drift: a value changed in Azure is put back, for that account alone.
+	changedID := armID("drift0", "Microsoft.Storage/storageAccounts/drift01")
+	fa.ResetJournal()
+	if err := fa.Mutate(changedID, func(body map[string]any) {
+		body["properties"].(map[string]any)["accessTier"] = "Cool"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "drift corrected", func() (bool, string) {
+		return calls(fa, http.MethodPatch, changedID)+calls(fa, http.MethodPut, changedID) == 1, ""
+	})
+	for _, e := range fa.Journal() {
+		if e.Method != http.MethodGet && e.Path != changedID {
+			t.Errorf("correcting one account sent %s %s", e.Method, e.Path)
+		}
+		if e.Method == http.MethodGet && strings.Contains(e.Path, "/storageAccounts/") && !strings.HasPrefix(e.Path, changedID) {
+			t.Errorf("correcting one account read another: %s", e.Path)
+		}
+	}
+
+	// Deleted in Azure: created again.
+	goneID := armID("drift1", "Microsoft.Storage/storageAccounts/drift12")
+	if err := fa.Remove(goneID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "deleted account created again", func() (bool, string) { return fa.Resource(goneID) != nil, "" })
+
+	// A LIST that fails: each resource is read with its own GET.
+	fa.ResetJournal()
+	fa.SetFaults(fakearm.Faults{ErrorRate: 1, ErrorStatus: http.StatusForbidden, Methods: []string{http.MethodGet}, PathSuffix: "/providers/Microsoft.Storage/storageAccounts"})
+	eventually(t, 15*time.Second, "a GET per account after the LIST failed", func() (bool, string) {
+		n := 0
+		for _, sa := range accounts {
+			if calls(fa, http.MethodGet, armID(strings.TrimSuffix(sa.Object["spec"].(map[string]any)["owner"].(map[string]any)["name"].(string), ""), "Microsoft.Storage/storageAccounts/"+sa.GetName())) > 0 {
+				n++
+			}
+		}
+		return n == len(accounts), fmt.Sprint(n)
+	})
 }

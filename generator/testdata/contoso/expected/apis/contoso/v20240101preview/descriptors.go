@@ -138,8 +138,9 @@ var WidgetDescriptor = descriptor.Descriptor{
 			Path:          "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/restart",
 		},
 	},
-	Group: "contoso.azure.armature.dev",
-	Kind:  "Widget",
+	Group:     "contoso.azure.armature.dev",
+	Kind:      "Widget",
+	ListPaths: []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets"},
 	LongRunning: []descriptor.LRO{{Verb: "DELETE"}, {
 		FinalStateVia: "azure-async-operation",
 		Verb:          "PUT",

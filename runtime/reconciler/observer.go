@@ -1,0 +1,214 @@
+package reconciler
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+// observer is the drift observer of one kind: every sync period it reads
+// the live state of the kind's settled objects with one paged LIST per
+// collection (the resources of one type below one parent: a resource
+// group's storage accounts, an account's blob services) instead of a GET
+// per object, and requeues — with a forced GET — only the objects whose
+// live body differs from their status, or that the list lacks. Objects of
+// a collection the API cannot list keep their own GET every sync period.
+type observer struct {
+	r      *Reconciler
+	lister arm.Lister
+	events chan event.GenericEvent
+	// first is the delay of the first pass after the start.
+	first time.Duration
+}
+
+func newObserver(r *Reconciler, lister arm.Lister) *observer {
+	return &observer{r: r, lister: lister, events: make(chan event.GenericEvent, 1024), first: r.Config.FirstObservation}
+}
+
+// collectionOf is the collection a resource id belongs to: the id without
+// its name.
+func collectionOf(id string) string {
+	id = strings.TrimSuffix(id, "/")
+	return id[:strings.LastIndexByte(id, '/')]
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: only the
+// leader observes.
+func (o *observer) NeedLeaderElection() bool { return true }
+
+// Start implements manager.Runnable: a pass shortly after the start (what
+// changed while no operator ran), then one every sync period, jittered.
+func (o *observer) Start(ctx context.Context) error {
+	t := time.NewTimer(o.jitter(o.first))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			o.pass(ctx)
+			t.Reset(o.jitter(o.r.Config.SyncPeriod))
+		}
+	}
+}
+
+func (o *observer) jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (1 + o.r.Config.Jitter*(2*rand.Float64()-1)))
+}
+
+// listKey is one LIST: a collection at an api-version.
+type listKey struct{ collection, apiVersion string }
+
+// pass lists every collection that holds settled objects once and
+// requeues the objects that changed.
+func (o *observer) pass(ctx context.Context) {
+	logger := log.FromContext(ctx).WithValues("kind", o.r.Desc.Kind)
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(o.r.gvk().GroupVersion().WithKind(o.r.Desc.Kind + "List"))
+	if err := o.r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		logger.Error(err, "drift observer: list custom resources")
+		return
+	}
+	groups := map[listKey][]*unstructured.Unstructured{}
+	for i := range list.Items {
+		obj := &list.Items[i]
+		id := observedID(obj)
+		if id == "" || !obj.GetDeletionTimestamp().IsZero() || inFlight(obj) {
+			continue // not created, going, or busy: its own reconciles see it
+		}
+		if !o.r.listed(id) {
+			continue
+		}
+		k := listKey{collection: collectionOf(id), apiVersion: o.r.reconcilerFor(obj).Desc.APIVersion}
+		groups[k] = append(groups[k], obj)
+	}
+	observerPasses.WithLabelValues(o.r.Desc.Kind).Inc()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for k, objs := range groups {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			o.observe(ctx, k, objs)
+		}()
+	}
+	wg.Wait()
+}
+
+// observe lists one collection and requeues the objects that changed.
+func (o *observer) observe(ctx context.Context, k listKey, objs []*unstructured.Unstructured) {
+	live := map[string]map[string]any{}
+	err := o.lister.List(arm.WithPriority(ctx, arm.PriorityLow), k.collection, k.apiVersion, func(items []map[string]any) error {
+		for _, it := range items {
+			if id, _ := it["id"].(string); id != "" {
+				live[strings.ToLower(id)] = it
+			}
+		}
+		return nil
+	})
+	observeARM("LIST", err)
+	if err != nil {
+		// Cannot list (no permission, throttled…): the objects are read
+		// one by one, as without the observer.
+		log.FromContext(ctx).Info("drift observer: list failed; reading each resource", "collection", k.collection, "error", err.Error())
+		for _, obj := range objs {
+			o.requeue(obj)
+		}
+		return
+	}
+	for _, obj := range objs {
+		item, ok := live[strings.ToLower(observedID(obj))]
+		if !ok || changed(obj, item) {
+			o.requeue(obj)
+		}
+	}
+}
+
+// requeue sends an object to its reconciler with a forced GET.
+func (o *observer) requeue(obj *unstructured.Unstructured) {
+	o.r.force.Store(obj.GetUID(), struct{}{})
+	observerRequeues.WithLabelValues(o.r.Desc.Kind).Inc()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(obj.GroupVersionKind())
+	u.SetNamespace(obj.GetNamespace())
+	u.SetName(obj.GetName())
+	u.SetUID(obj.GetUID())
+	o.events <- event.GenericEvent{Object: u}
+}
+
+// observedID is the ARM id an object's status describes.
+func observedID(obj *unstructured.Unstructured) string {
+	if id, _, _ := unstructured.NestedString(obj.Object, "status", "id"); id != "" {
+		return id
+	}
+	return ""
+}
+
+// changed reports whether a listed body says something the object's
+// status does not: a member the status lacks or holds another value of.
+// Members the list leaves out are not compared: some APIs list less than
+// they GET.
+func changed(obj *unstructured.Unstructured, item map[string]any) bool {
+	status, _ := obj.Object["status"].(map[string]any)
+	return !subset(item, status)
+}
+
+// subset reports whether every member of a is in b with the same value
+// (objects compared member by member, other values as JSON).
+func subset(a, b map[string]any) bool {
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			return false
+		}
+		am, aok := av.(map[string]any)
+		bm, bok := bv.(map[string]any)
+		if aok && bok {
+			if !subset(am, bm) {
+				return false
+			}
+			continue
+		}
+		aj, _ := json.Marshal(av)
+		bj, _ := json.Marshal(bv)
+		if string(aj) != string(bj) {
+			return false
+		}
+	}
+	return true
+}
+
+// takeForced reports, once, whether the drift observer asked for this
+// object to be read from ARM.
+func (r *Reconciler) takeForced(uid types.UID) bool {
+	_, ok := r.force.LoadAndDelete(uid)
+	return ok
+}
+
+type forcedKey struct{}
+
+func withForced(ctx context.Context) context.Context {
+	return context.WithValue(ctx, forcedKey{}, true)
+}
+
+func forced(ctx context.Context) bool { f, _ := ctx.Value(forcedKey{}).(bool); return f }
+
+// reconcilerFor is the reconciler of the version obj is reconciled in.
+func (r *Reconciler) reconcilerFor(obj *unstructured.Unstructured) *Reconciler {
+	if other, ok := r.versions[r.versionFor(obj)]; ok {
+		return other
+	}
+	return r
+}
