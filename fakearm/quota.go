@@ -10,8 +10,7 @@ import (
 
 // budget is one subscription's rate-limit budget: a token bucket per
 // operation type, as ARM's throttling since 2024 (each bucket holds its
-// Options budget and refills that many tokens per QuotaWindow,
-// continuously).
+// Options budget and refills at its Options refill rate, continuously).
 type budget struct {
 	last                   time.Time
 	reads, writes, deletes float64
@@ -34,22 +33,21 @@ func (s *Server) spend(w http.ResponseWriter, r *http.Request, segs []string) bo
 		s.quota[sub] = b
 	}
 	if dt := now.Sub(b.last).Seconds(); dt > 0 {
-		w := s.opts.QuotaWindow.Seconds()
-		b.reads = math.Min(float64(s.opts.ReadBudget), b.reads+dt*float64(s.opts.ReadBudget)/w)
-		b.writes = math.Min(float64(s.opts.WriteBudget), b.writes+dt*float64(s.opts.WriteBudget)/w)
-		b.deletes = math.Min(float64(s.opts.DeleteBudget), b.deletes+dt*float64(s.opts.DeleteBudget)/w)
+		b.reads = math.Min(float64(s.opts.ReadBudget), b.reads+dt*s.opts.ReadRefill)
+		b.writes = math.Min(float64(s.opts.WriteBudget), b.writes+dt*s.opts.WriteRefill)
+		b.deletes = math.Min(float64(s.opts.DeleteBudget), b.deletes+dt*s.opts.DeleteRefill)
 		b.last = now
 	}
 	var left *float64
 	var header string
-	var size int
+	var refill float64
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		left, header, size = &b.reads, "x-ms-ratelimit-remaining-subscription-reads", s.opts.ReadBudget
+		left, header, refill = &b.reads, "x-ms-ratelimit-remaining-subscription-reads", s.opts.ReadRefill
 	case http.MethodDelete:
-		left, header, size = &b.deletes, "x-ms-ratelimit-remaining-subscription-deletes", s.opts.DeleteBudget
+		left, header, refill = &b.deletes, "x-ms-ratelimit-remaining-subscription-deletes", s.opts.DeleteRefill
 	default:
-		left, header, size = &b.writes, "x-ms-ratelimit-remaining-subscription-writes", s.opts.WriteBudget
+		left, header, refill = &b.writes, "x-ms-ratelimit-remaining-subscription-writes", s.opts.WriteRefill
 	}
 	ok := *left >= 1
 	if ok {
@@ -58,8 +56,7 @@ func (s *Server) spend(w http.ResponseWriter, r *http.Request, segs []string) bo
 	remaining := *left
 	s.qmu.Unlock()
 	if !ok {
-		perToken := s.opts.QuotaWindow.Seconds() / float64(size)
-		wait := int(math.Ceil((1 - remaining) * perToken))
+		wait := int(math.Ceil((1 - remaining) / refill))
 		if wait < 1 {
 			wait = 1
 		}
@@ -70,4 +67,14 @@ func (s *Server) spend(w http.ResponseWriter, r *http.Request, segs []string) bo
 	}
 	w.Header().Set(header, strconv.Itoa(int(remaining)))
 	return true
+}
+
+// ARMLimits sets the budgets to ARM's published per-subscription limits
+// (learn.microsoft.com, "Understand how Azure Resource Manager throttles
+// requests", token bucket algorithm): reads 250 refilled at 25 per second,
+// writes and deletes 200 refilled at 10 per second.
+func (o *Options) ARMLimits() {
+	o.ReadBudget, o.ReadRefill = 250, 25
+	o.WriteBudget, o.WriteRefill = 200, 10
+	o.DeleteBudget, o.DeleteRefill = 200, 10
 }

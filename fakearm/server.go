@@ -40,6 +40,11 @@ type Options struct {
 	// subscription's buckets (see QuotaWindow). Default to 100000, 10000
 	// and 10000.
 	ReadBudget, WriteBudget, DeleteBudget int
+	// ReadRefill, WriteRefill and DeleteRefill are tokens per second, when
+	// they differ from budget/QuotaWindow: ARM's published limits are
+	// ReadBudget 250, ReadRefill 25, WriteBudget and DeleteBudget 200,
+	// WriteRefill and DeleteRefill 10 (ARMLimits sets them).
+	ReadRefill, WriteRefill, DeleteRefill float64
 	// StateFile, when set, is where resources are saved after every write
 	// and loaded from at start.
 	StateFile string
@@ -139,6 +144,16 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 	}
 	if opts.DeleteBudget <= 0 {
 		opts.DeleteBudget = 10000
+	}
+	w := opts.QuotaWindow.Seconds()
+	if opts.ReadRefill <= 0 {
+		opts.ReadRefill = float64(opts.ReadBudget) / w
+	}
+	if opts.WriteRefill <= 0 {
+		opts.WriteRefill = float64(opts.WriteBudget) / w
+	}
+	if opts.DeleteRefill <= 0 {
+		opts.DeleteRefill = float64(opts.DeleteBudget) / w
 	}
 	if opts.Seed == 0 {
 		opts.Seed = 1

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,13 +15,17 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -78,6 +83,16 @@ type Config struct {
 	// CertDir holds tls.crt/tls.key for the webhook. Empty with Webhook set
 	// means a self-signed certificate is generated (local and dev).
 	CertDir string
+	// Shard limits the operator to the custom resources labelled
+	// armature.dev/shard=<Shard> ("-": those without the label), for
+	// sharding one namespace's objects across operators; each shard needs
+	// its own LeaderElectionID. Empty: every object. Env ARMATURE_SHARD.
+	Shard string
+	// BudgetShare is the share of ARM's per-subscription limits this
+	// operator's budget uses (runtime/arm Budget), so shards that use one
+	// subscription stay inside it together. Default 1. Env
+	// ARMATURE_ARM_BUDGET_SHARE.
+	BudgetShare float64
 	// SkipNameValidation lets several managers with the same controllers
 	// run in one process, one after the other (tests that restart the
 	// operator). Not a flag. Default false.
@@ -105,6 +120,14 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	c.WatchNamespaces = splitList(env("ARMATURE_WATCH_NAMESPACES", ""))
+	fs.DurationVar(&c.Reconciler.FirstObservation, "first-observation", c.Reconciler.FirstObservation, "delay of the drift observer's first pass after the start")
+	fs.BoolVar(&c.Reconciler.DriftByGET, "drift-by-get", false, "observe every resource with its own GET each sync period instead of one LIST per collection")
+	fs.StringVar(&c.Shard, "shard", env("ARMATURE_SHARD", ""), "run only the custom resources labelled armature.dev/shard=<value> ('-': those without the label) (env ARMATURE_SHARD; default all)")
+	c.BudgetShare = 1
+	if v, err := strconv.ParseFloat(env("ARMATURE_ARM_BUDGET_SHARE", "1"), 64); err == nil {
+		c.BudgetShare = v
+	}
+	fs.Float64Var(&c.BudgetShare, "arm-budget-share", c.BudgetShare, "share (0 to 1] of ARM's per-subscription request limits this operator uses; shards of one subscription split them (env ARMATURE_ARM_BUDGET_SHARE)")
 	fs.Func("preferred-versions", "comma-separated group=version: the version to reconcile a kind in when an object does not say which version its spec was written in (env ARMATURE_PREFERRED_VERSIONS; default the storage version)", func(s string) error {
 		m, err := parseVersions(s)
 		c.Reconciler.PreferredVersions = m
@@ -225,10 +248,21 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(c.SkipNameValidation)},
 	}
+	// The cache keeps only what the reconciler reads (memory at scale).
+	mopts.Cache.DefaultTransform = reconciler.TransformForCache
 	if len(c.WatchNamespaces) > 0 {
-		mopts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{}}
+		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range c.WatchNamespaces {
 			mopts.Cache.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	selected, err := c.Selected(apis.Descriptors())
+	if err != nil {
+		return err
+	}
+	if c.Shard != "" {
+		if err := shardCache(&mopts.Cache, restCfg, c.Shard, selected); err != nil {
+			return err
 		}
 	}
 	if c.Webhook {
@@ -253,10 +287,6 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err != nil {
 		return err
 	}
-	selected, err := c.Selected(apis.Descriptors())
-	if err != nil {
-		return err
-	}
 	installed := installedKinds(mgr.GetRESTMapper(), selected)
 	if len(installed) < len(selected) {
 		logger.Info("some kinds have no CRD installed and are not run", "running", len(installed), "selected", len(selected))
@@ -268,7 +298,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err != nil {
 		return fmt.Errorf("ARM credential: %w", err)
 	}
-	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, CAFile: c.ARMCAFile, Credential: cred})
+	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, CAFile: c.ARMCAFile, Credential: cred, Budget: budget(c.BudgetShare)})
 	if err != nil {
 		return err
 	}
@@ -318,6 +348,61 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 }
 
 const defaultLeaderElectionID = "armature-operator.armature.dev"
+
+// ShardLabel is the label that assigns a custom resource to a shard (see
+// Config.Shard).
+const ShardLabel = "armature.dev/shard"
+
+// shardSelector is the label selector of a shard: ShardLabel=shard, or
+// without the label for "-".
+func shardSelector(shard string) (labels.Selector, error) {
+	op, vals := selection.Equals, []string{shard}
+	if shard == "-" {
+		op, vals = selection.DoesNotExist, nil
+	}
+	req, err := labels.NewRequirement(ShardLabel, op, vals)
+	if err != nil {
+		return nil, fmt.Errorf("--shard %q: %w", shard, err)
+	}
+	return labels.NewSelector().Add(*req), nil
+}
+
+// shardCache limits the cache's custom resources (the installed generated
+// kinds and Actions) to a shard's label; Secrets and the rest stay whole.
+func shardCache(o *cache.Options, restCfg *rest.Config, shard string, selected []*descriptor.Descriptor) error {
+	sel, err := shardSelector(shard)
+	if err != nil {
+		return err
+	}
+	hc, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		return err
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(restCfg, hc)
+	if err != nil {
+		return err
+	}
+	o.ByObject = map[client.Object]cache.ByObject{}
+	for _, d := range installedKinds(mapper, selected) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(d.GroupVersionKind())
+		o.ByObject[u] = cache.ByObject{Label: sel}
+	}
+	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
+	if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+		o.ByObject[&actionsv1alpha1.Action{}] = cache.ByObject{Label: sel}
+	}
+	return nil
+}
+
+// budget is an ARM budget at share of ARM's published limits.
+func budget(share float64) *arm.Budget {
+	if share <= 0 || share > 1 {
+		share = 1
+	}
+	scale := func(r arm.Rate) arm.Rate { return arm.Rate{Burst: r.Burst * share, PerSecond: r.PerSecond * share} }
+	return arm.NewBudget(map[string]arm.Rate{"reads": scale(arm.DefaultReads), "writes": scale(arm.DefaultWrites), "deletes": scale(arm.DefaultDeletes)})
+}
 
 func leaderElectionID(id string) string {
 	if id == "" {

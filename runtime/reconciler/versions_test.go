@@ -59,3 +59,30 @@ func TestVersionFor(t *testing.T) {
 		t.Errorf("the version the spec was written in wins over the preferred one: got %s", got)
 	}
 }
+
+// TestTransformForCacheKeepsVersion: the cache transform drops field sets
+// and kubectl's copy, and the version a spec was written in still reads.
+func TestTransformForCacheKeepsVersion(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	u.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"big":true}`, AnnotationLastApplied: "{}"})
+	t1, t2 := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "storage.azure.armature.dev/v20230101", Time: &t2, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:location":{},"f:properties":{"f:accessTier":{}}}}`)}},
+		{Manager: "armature", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "storage.azure.armature.dev/v20230501", Time: &t1, Subresource: "status", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:id":{}}}`)}},
+	})
+	out, err := TransformForCache(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*unstructured.Unstructured)
+	if _, ok := got.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]; ok || got.GetAnnotations()[AnnotationLastApplied] != "{}" {
+		t.Errorf("annotations %v", got.GetAnnotations())
+	}
+	mf := got.GetManagedFields()
+	if len(mf) != 2 || string(mf[0].FieldsV1.Raw) != `{"f:spec":{}}` || mf[1].FieldsV1 != nil {
+		t.Errorf("managedFields %+v", mf)
+	}
+	if v := specWriterVersion(mf, "storage.azure.armature.dev"); v != "v20230101" {
+		t.Errorf("spec written in %q after the transform, want v20230101", v)
+	}
+}
