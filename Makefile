@@ -56,11 +56,15 @@ check-examples: specs ## Check every x-ms-examples PUT body against generated/cr
 	$(GO) run ./cmd/armature check-examples --crds generated/crds --min-ratio 0.98
 
 .PHONY: bench
-bench: bench-generate bench-fakearm bench-webhook bench-reconcile ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-scale ## Run the benchmarks and print their figures.
 
 .PHONY: bench-reconcile
 bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs two apiserver floors (same data; tiny status), apiserver CPU and requests by verb, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkReconcile -benchtime 1x -timeout 30m ./test/reconciler/
+
+.PHONY: bench-scale
+bench-scale: ## N=10,000 StorageAccounts (ARMATURE_BENCH_N) under 100 groups in 10 subscriptions, the operator as its own process, the emulator at ARM's limits: ratio-to-floor, operator RSS, ARM reads per resource of a no-op resync, writes, 429s (docs/scale.md).
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkScale -benchtime 1x -timeout 90m ./test/reconciler/
 
 .PHONY: bench-webhook
 bench-webhook: ## Admission latency p50/p99 of the webhook handlers, in-process.

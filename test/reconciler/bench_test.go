@@ -329,21 +329,8 @@ func benchNamespace(b *testing.B, prefix string) string {
 	return ns.GetName()
 }
 
-func peakRSS() float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			return float64(kb) / 1024
-		}
-	}
-	return 0
-}
+// peakRSS is this process's peak resident memory in MiB.
+func peakRSS() float64 { return vmHWM("/proc/self/status") }
 
 // cpuSeconds is the CPU time (user + system) used so far by this process
 // and by the kube-apiserver serving restCfg, read from /proc. CPU time,

@@ -34,8 +34,10 @@ const subscription = "00000000-0000-0000-0000-0000000000aa"
 
 var (
 	restCfg *rest.Config
-	k8s     client.Client
-	scheme  = runtime.NewScheme()
+	// kubeconfig reaches the apiserver from another process.
+	kubeconfig []byte
+	k8s        client.Client
+	scheme     = runtime.NewScheme()
 )
 
 func TestMain(m *testing.M) {
@@ -49,7 +51,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "envtest:", err)
 		os.Exit(1)
 	}
-	restCfg = c
+	restCfg, kubeconfig = c, env.KubeConfig
 	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,0 +1,308 @@
+package reconciler_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/fakearm"
+	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/test/envtestutil"
+)
+
+// envInt reads a positive integer from the environment.
+func envInt(k string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// operatorProcess is cmd/operator running as its own process, so its
+// memory is its own.
+type operatorProcess struct {
+	cmd *exec.Cmd
+	log string
+}
+
+// buildOperator builds cmd/operator once into dir.
+func buildOperator(b *testing.B, dir string) string {
+	bin := filepath.Join(dir, "operator")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/operator")
+	cmd.Dir = envtestutil.RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build cmd/operator: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startOperatorProcess runs the operator binary against the test
+// apiserver and the emulator, watching ns.
+func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns string, extra ...string) *operatorProcess {
+	kc := filepath.Join(dir, "kubeconfig")
+	ca := filepath.Join(dir, "arm-ca.pem")
+	if err := os.WriteFile(kc, kubeconfig, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(ca, fa.CertPEM, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	logf := filepath.Join(dir, fmt.Sprintf("operator-%d.log", time.Now().UnixNano()))
+	out, err := os.Create(logf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := append([]string{
+		"--watch-namespaces", ns,
+		"--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--sync-period", "1h", "--poll-interval", "200ms", "--workers-per-kind", "16",
+		"--zap-log-level", "error",
+	}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &operatorProcess{cmd: cmd, log: logf}
+	b.Cleanup(p.stop)
+	return p
+}
+
+// peakRSS is the process's peak resident memory (VmHWM) in MiB.
+func (p *operatorProcess) peakRSS() float64 {
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return vmHWM(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+}
+
+func (p *operatorProcess) stop() {
+	if p.cmd.Process == nil || p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// tail is the end of the operator's log, for failures.
+func (p *operatorProcess) tail() string {
+	b, _ := os.ReadFile(p.log)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func vmHWM(path string) float64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkScale: N StorageAccounts (ARMATURE_BENCH_N, default 10,000)
+// under 100 resource groups spread over S subscriptions
+// (ARMATURE_BENCH_SUBS, default 10), reconciled by cmd/operator running as
+// its own process, against the emulator enforcing ARM's published
+// per-subscription limits (reads 250 refilled at 25/s, writes 200 at
+// 10/s). Run with
+//
+//	make bench-scale
+//
+// It reports, on the BenchmarkScale line: ratio-to-floor (time to
+// all-Ready against the same apiserver storing the same data with 3 plain
+// writes per object, measured in the same run), operator-RSS-MiB (the
+// operator process's peak), ARM-reads/resource-resync (ARM reads of one
+// full no-op resync pass of a freshly started operator, divided by N),
+// ARM-writes-resync, apiserver-writes/resource (the operator's), and
+// ARM-429 (throttled answers during the converge).
+func BenchmarkScale(b *testing.B) {
+	n := envInt("ARMATURE_BENCH_N", 10000)
+	subs := envInt("ARMATURE_BENCH_SUBS", 10)
+	groups := envInt("ARMATURE_BENCH_GROUPS", 100)
+	ctx := context.Background()
+	dir := b.TempDir()
+	bin := buildOperator(b, dir)
+
+	opts := fakearm.Options{LROPolls: 1, RetryAfter: -1, JournalSize: 8*n + 10000}
+	opts.ARMLimits()
+	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: opts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fa.Close()
+	ns := benchNamespace(b, "scale")
+	watcher, err := cache.New(restCfg, cache.Options{Scheme: scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: cache.TransformStripManagedFields()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	go func() { _ = watcher.Start(wctx) }()
+	op := startOperatorProcess(b, bin, dir, fa, ns)
+
+	b.ResetTimer()
+	start := time.Now()
+	_, apiCPU0 := cpuSeconds()
+	req0 := apiserverRequests(b)
+	rgName := func(g int) string { return fmt.Sprintf("rg%03d", g) }
+	if err := parallel(groups, func(g int) error {
+		rg := resourceGroup(ns, rgName(g))
+		_ = unstructured.SetNestedField(rg.Object, map[string]any{"armId": fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-%012d", g%subs)}, "spec", "owner")
+		return k8s.Create(ctx, rg)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := parallel(n, func(i int) error {
+		return k8s.Create(ctx, storageAccount(ns, fmt.Sprintf("sa%05d", i), rgName(i%groups)))
+	}); err != nil {
+		b.Fatal(err)
+	}
+	last, lastChange := -1, time.Now()
+	for {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion(storageAPI)
+		list.SetKind("StorageAccountList")
+		if err := watcher.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+			b.Fatal(err)
+		}
+		ready := 0
+		for i := range list.Items {
+			if s, _, _ := readyReason(&list.Items[i]); s == "True" {
+				ready++
+			}
+		}
+		if ready == n {
+			break
+		}
+		if ready != last {
+			last, lastChange = ready, time.Now()
+		}
+		if time.Since(lastChange) > 3*time.Minute {
+			b.Fatalf("%d of %d Ready, no progress for 3 minutes; operator log:\n%s", ready, n, op.tail())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	converge := time.Since(start)
+	_, apiCPU1 := cpuSeconds()
+	req1 := apiserverRequests(b)
+	b.StopTimer()
+	rss := op.peakRSS()
+	throttled := int64(0)
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost} {
+		throttled += fa.Count(m + " 429")
+	}
+	armCalls := len(fa.Journal())
+	// The operator's apiserver writes: every write of the converge but the
+	// bench's own creates.
+	writes := 0.0
+	for k, v := range req1 {
+		verb, _, _ := strings.Cut(k, " ")
+		if verb == "PATCH" || verb == "PUT" || verb == "POST" || verb == "DELETE" {
+			writes += v - req0[k]
+		}
+	}
+	writes -= float64(n + groups)
+	op.stop()
+
+	floor := sameDataFloor(b, ns, n)
+
+	// One full no-op resync pass: a fresh operator reads what it watches
+	// once (the drift observer's first pass); nothing needs writing.
+	fa.ResetJournal()
+	op2 := startOperatorProcess(b, bin, dir, fa, ns, "--first-observation", "3s")
+	quiet, seen := time.Now(), int64(0)
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if c := fa.Count(http.MethodGet); c != seen {
+			seen, quiet = c, time.Now()
+		}
+		if seen > 0 && time.Since(quiet) > 5*time.Second {
+			break
+		}
+	}
+	op2.stop()
+	resyncReads := fa.Count(http.MethodGet)
+	resyncWrites := fa.Count(http.MethodPut) + fa.Count(http.MethodPatch) + fa.Count(http.MethodDelete) + fa.Count(http.MethodPost)
+	if resyncReads == 0 {
+		b.Errorf("the resync pass read nothing; operator log:\n%s", op2.tail())
+	}
+
+	b.Logf("N=%d StorageAccounts under %d groups in %d subscriptions; converge %s, same-data floor %s; apiserver CPU %.1fs; ARM calls %d (%.2f per resource); resync: %d reads, %d writes",
+		n, groups, subs, converge.Round(time.Millisecond), floor.Round(time.Millisecond), apiCPU1-apiCPU0, armCalls, float64(armCalls)/float64(n), resyncReads, resyncWrites)
+	b.ReportMetric(float64(n), "resources")
+	b.ReportMetric(converge.Seconds(), "s-to-all-Ready")
+	b.ReportMetric(floor.Seconds(), "s-floor-same-data")
+	b.ReportMetric(converge.Seconds()/floor.Seconds(), "ratio-to-floor")
+	b.ReportMetric(rss, "operator-RSS-MiB")
+	b.ReportMetric(float64(resyncReads)/float64(n), "ARM-reads/resource-resync")
+	b.ReportMetric(float64(resyncWrites), "ARM-writes-resync")
+	b.ReportMetric(writes/float64(n+groups), "apiserver-writes/resource")
+	b.ReportMetric(float64(throttled), "ARM-429")
+}
+
+// sameDataFloor stores the converged objects of ns again in a new
+// namespace with 3 plain writes each (create the same spec, one metadata
+// patch with the converged finalizer and annotations, one status patch)
+// and no operator, and returns how long that took.
+func sameDataFloor(b *testing.B, ns string, n int) time.Duration {
+	ctx := context.Background()
+	converged := &unstructured.UnstructuredList{}
+	converged.SetAPIVersion(storageAPI)
+	converged.SetKind("StorageAccountList")
+	if err := k8s.List(ctx, converged, client.InNamespace(ns)); err != nil {
+		b.Fatal(err)
+	}
+	if len(converged.Items) != n {
+		b.Fatalf("%d converged objects, want %d", len(converged.Items), n)
+	}
+	floorNS := benchNamespace(b, "scale-floor")
+	start := time.Now()
+	if err := parallel(len(converged.Items), func(i int) error {
+		src := &converged.Items[i]
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": storageAPI, "kind": "StorageAccount",
+			"metadata": map[string]any{"name": src.GetName(), "namespace": floorNS}, "spec": src.Object["spec"]}}
+		if err := k8s.Create(ctx, o); err != nil {
+			return err
+		}
+		meta := map[string]any{"metadata": map[string]any{"finalizers": src.GetFinalizers(), "annotations": src.GetAnnotations()}}
+		if err := k8s.Patch(ctx, o, client.RawPatch(types.MergePatchType, mustMarshal(meta))); err != nil {
+			return err
+		}
+		return k8s.Status().Patch(ctx, o, client.RawPatch(types.MergePatchType, mustMarshal(map[string]any{"status": src.Object["status"]})))
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
