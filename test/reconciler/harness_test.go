@@ -28,6 +28,7 @@ import (
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/test/envtestutil"
+	"github.com/go-logr/logr"
 )
 
 const subscription = "00000000-0000-0000-0000-0000000000aa"
@@ -45,6 +46,8 @@ func TestMain(m *testing.M) {
 	_ = apis.AddToScheme(scheme)
 	if os.Getenv("ARMATURE_TEST_LOG") != "" {
 		log.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		log.SetLogger(logr.Discard()) // no "log.SetLogger(...) was never called" stack in test and bench output
 	}
 	env, c, err := envtestutil.Start(filepath.Join(envtestutil.RepoRoot(), "generated", "crds"))
 	if err != nil {

@@ -71,7 +71,7 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 		"--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--sync-period", "1h", "--poll-interval", "200ms", "--workers-per-kind", "16",
-		"--zap-log-level", "error",
+		"--zap-log-level", envOr("ARMATURE_BENCH_LOG_LEVEL", "error"),
 	}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
@@ -210,7 +210,7 @@ func BenchmarkScale(b *testing.B) {
 		if ready != last {
 			last, lastChange = ready, time.Now()
 		}
-		if time.Since(lastChange) > 3*time.Minute {
+		if time.Since(lastChange) > time.Duration(envInt("ARMATURE_BENCH_STALL_SECONDS", 180))*time.Second {
 			b.Fatalf("%d of %d Ready, no progress for 3 minutes; operator log:\n%s", ready, n, op.tail())
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -305,4 +305,11 @@ func sameDataFloor(b *testing.B, ns string, n int) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Since(start)
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
 }
