@@ -55,6 +55,22 @@ func SkipCategories() []SkipCategory {
 	}
 }
 
+// Describe says in a line what the category holds ("" for an unknown one).
+func (c SkipCategory) Describe() string {
+	return map[SkipCategory]string{
+		SkipNotAResource:       "not below /providers/, or tags (a facet of every resource)",
+		SkipGenericPath:        "/{resourceId}, or a namespace or type segment that is a parameter",
+		SkipDuplicate:          "a type also served at a preferred scope, and the paths below it",
+		SkipListOnly:           "a GET listing a type that has no PUT",
+		SkipNoPUT:              "an operation on a typed instance path without PUT (a read-only type)",
+		SkipNoGET:              "a PUT of a typed instance without GET",
+		SkipActionOnly:         "a POST outside any resource type (checkNameAvailability…)",
+		SkipProviderLevel:      "another operation outside any resource type",
+		SkipUnsupportedScope:   "a scope prefix other than the five (a provider nested in a typed resource)",
+		SkipUnsupportedSubPath: "an operation below a resource that is no action, status read, list or instance",
+	}[c]
+}
+
 // Known reports whether c is one of the constants.
 func (c SkipCategory) Known() bool {
 	for _, k := range SkipCategories() {
