@@ -91,9 +91,9 @@ func (s *Server) azureAD(w http.ResponseWriter, r *http.Request, body []byte) bo
 	case len(segs) == 4 && segs[1] == "v2.0" && segs[2] == ".well-known" && segs[3] == "openid-configuration" && r.Method == http.MethodGet:
 		base := baseURL(r) + "/" + segs[0]
 		writeJSON(w, http.StatusOK, map[string]any{
-			"issuer":                 base + "/v2.0",
-			"authorization_endpoint": base + "/oauth2/v2.0/authorize",
-			"token_endpoint":         base + "/oauth2/v2.0/token",
+			"issuer":                                base + "/v2.0",
+			"authorization_endpoint":                base + "/oauth2/v2.0/authorize",
+			"token_endpoint":                        base + "/oauth2/v2.0/token",
 			"token_endpoint_auth_methods_supported": []string{"client_secret_post", "private_key_jwt"},
 			"tenant_region_scope":                   "WW",
 		})
