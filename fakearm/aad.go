@@ -83,9 +83,9 @@ func (s *Server) issued(token string) *issued {
 //
 // Errors are Azure AD's: 400 invalid_request, 400 unauthorized_client for
 // an unknown client, 401 invalid_client for a wrong secret or assertion,
-// with AADSTS codes in error_description. true means the request was one
-// of these.
-func (s *Server) azureAD(w http.ResponseWriter, r *http.Request, body []byte) bool {
+// with AADSTS codes in error_description. ok means the request was one of
+// these; client is the client id a token request named.
+func (s *Server) azureAD(w http.ResponseWriter, r *http.Request, body []byte) (client string, ok bool) {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(segs) == 4 && segs[1] == "v2.0" && segs[2] == ".well-known" && segs[3] == "openid-configuration" && r.Method == http.MethodGet:
@@ -97,17 +97,17 @@ func (s *Server) azureAD(w http.ResponseWriter, r *http.Request, body []byte) bo
 			"token_endpoint_auth_methods_supported": []string{"client_secret_post", "private_key_jwt"},
 			"tenant_region_scope":                   "WW",
 		})
-		return true
+		return "", true
 	case len(segs) == 4 && segs[1] == "oauth2" && segs[2] == "v2.0" && segs[3] == "token" && r.Method == http.MethodPost:
-		s.token(w, segs[0], body)
-		return true
+		form, _ := url.ParseQuery(string(body))
+		s.token(w, segs[0], form)
+		return form.Get("client_id"), true
 	}
-	return false
+	return "", false
 }
 
-func (s *Server) token(w http.ResponseWriter, tenant string, body []byte) {
-	form, err := url.ParseQuery(string(body))
-	if err != nil || form.Get("grant_type") != "client_credentials" {
+func (s *Server) token(w http.ResponseWriter, tenant string, form url.Values) {
+	if form.Get("grant_type") != "client_credentials" {
 		aadError(w, http.StatusBadRequest, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type; only client_credentials is served by the emulator.")
 		return
 	}

@@ -302,8 +302,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cid := r.Header.Get("x-ms-client-request-id"); cid != "" {
 		h.Set("x-ms-client-request-id", cid)
 	}
-	if s.azureAD(rec, r, body) {
-		armType, body = "AzureAD", nil // client secrets stay out of the journal
+	if client, ok := s.azureAD(rec, r, body); ok {
+		// Client secrets stay out of the journal: it keeps the client id.
+		armType, body = "AzureAD", []byte("client_id="+client)
 		return
 	}
 	if s.injectCode(rec, r) || s.inject(rec, r) {
