@@ -14,14 +14,15 @@ type Class string
 // armature_arm_errors_total metric.
 const (
 	// ClassRetry is a transient error: retried with backoff (429, 5xx, an
-	// operation in progress, ARM's read-after-write lag).
+	// operation in progress, ARM's read-after-write lag, a parent created
+	// in parallel).
 	ClassRetry Class = "retry"
 	// ClassObjectChange is a request Azure refuses as it is: nothing is
 	// retried until the custom resource changes (a terminal error).
 	ClassObjectChange Class = "object-change"
 	// ClassWorldChange needs something outside the custom resource to change
-	// (a role assignment, a provider registration, a credential, a parent
-	// resource): retried slowly.
+	// (a role assignment, a provider registration, a credential): retried
+	// slowly.
 	ClassWorldChange Class = "world-change"
 	// ClassNameTaken is a name Azure already gives to another resource
 	// (another subscription's account, a soft-deleted vault): the condition
@@ -128,7 +129,7 @@ var Rules = []Rule{
 	{Match: Match{Code: "ConflictError", MessageContains: "soft deleted"}, Class: ClassNameTaken, Hint: hintSoftDelete, Source: srcKVRecovery},
 	{Match: Match{Code: "DnsRecordInUse"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
 
-	// World change: access, registration, credentials, missing parents.
+	// World change: access, registration, credentials, capacity.
 	{Match: Match{Code: "MissingSubscriptionRegistration"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcRegister},
 	{Match: Match{Code: "MissingRegistrationForResourceProvider"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcRegister},
 	{Match: Match{Code: "SubscriptionNotRegistered"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcCommon},
@@ -138,8 +139,6 @@ var Rules = []Rule{
 	{Match: Match{Code: "LinkedAuthorizationFailed"}, Class: ClassWorldChange, Hint: hintAccess, Source: srcCommon},
 	{Match: Match{Code: "InvalidAuthenticationTokenTenant"}, Class: ClassWorldChange, Hint: hintCredential, Source: srcCommon},
 	{Match: Match{Code: "SubscriptionNotFound"}, Class: ClassWorldChange, Source: srcCommon},
-	{Match: Match{Code: "ResourceGroupNotFound"}, Class: ClassWorldChange, Source: srcCommon},
-	{Match: Match{Code: "ParentResourceNotFound"}, Class: ClassWorldChange, Source: srcCommon},
 	{Match: Match{Code: "AllocationFailed"}, Class: ClassWorldChange, Source: srcCommon},
 
 	// Retry with backoff.
@@ -150,6 +149,10 @@ var Rules = []Rule{
 	{Match: Match{Code: "DeploymentActiveAndUneditable"}, Class: ClassRetry, Source: srcCommon},
 	{Match: Match{Code: "ResourceGroupBeingDeleted"}, Class: ClassRetry, Source: srcCommon},
 	{Match: Match{Code: "RetryableError"}, Class: ClassRetry, Source: srcIssue},
+	// A parent created in parallel (an owner given by armId): ARM's
+	// advice is to order the deployment; the doubling backoff waits.
+	{Match: Match{Code: "ResourceGroupNotFound"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "ParentResourceNotFound"}, Class: ClassRetry, Source: srcCommon},
 	{Match: Match{Code: "SubscriptionRequestsThrottled"}, Class: ClassRetry, Source: srcCommon},
 
 	// Wait for a change of the object.
@@ -172,7 +175,7 @@ var Rules = []Rule{
 	{Match: Match{Status: "429"}, Class: ClassRetry, Reason: "TooManyRequests", Source: srcThrottling},
 	{Match: Match{Status: "5xx"}, Class: ClassRetry, Reason: "InternalServerError", Source: srcCommon},
 	{Match: Match{Status: "408"}, Class: ClassRetry, Reason: "RequestTimeout", Source: srcAzcore},
-	{Match: Match{Status: "404"}, Class: ClassWorldChange, Reason: "NotFound", Source: srcCommon},
+	{Match: Match{Status: "404"}, Class: ClassRetry, Reason: "NotFound", Source: srcCommon},
 	{Match: Match{Status: "4xx"}, Class: ClassObjectChange, Reason: "BadRequest", Source: srcCommon},
 }
 

@@ -47,9 +47,9 @@ func TestClassify(t *testing.T) {
 			want: want{arm.ClassRetry, "ResourceGroupNotFound"}, ok: true,
 		},
 		"ParentMissing": {
-			reason: "the same 404 otherwise waits for the parent",
-			err:    &arm.Error{Status: 404, Code: "ResourceGroupNotFound"}, call: arm.Call{Method: http.MethodGet},
-			want: want{arm.ClassWorldChange, "ResourceGroupNotFound"}, ok: true,
+			reason: "a parent created in parallel is waited for with backoff",
+			err:    &arm.Error{Status: 404, Code: "ResourceGroupNotFound"}, call: arm.Call{Method: http.MethodPut},
+			want: want{arm.ClassRetry, "ResourceGroupNotFound"}, ok: true,
 		},
 		"QuotaText": {
 			err:  &arm.Error{Status: 409, Code: "OperationNotAllowed", Message: "Operation results in exceeding quota limits of Core."},
@@ -234,9 +234,9 @@ recording under ../shared/recordings.
 
 | Class | What the reconciler does | ActionRequired |
 |---|---|---|
-| retry with backoff | Ready=False, requeue after ` + "`RetryBackoff`" + ` (1s doubling to 5m; a longer Retry-After wins), once azcore's own retries of 408/429/5xx are spent | False |
+| retry with backoff | Ready=False, requeue after ` + "`RetryBackoff`" + ` (1s doubling to 5m; a longer Retry-After wins), once azcore's own retries of 408/429/5xx are spent. Also a parent that is not there yet (an owner given by ` + "`armId`" + `, created in parallel) | False |
 | wait for a change of the object | Ready=False and a terminal error: nothing is sent again until the custom resource changes | True |
-| wait for a change of the world | Ready=False, requeue after ` + "`WorldBackoff`" + ` (1m doubling to 30m): a role assignment, a provider registration, a credential or a parent resource cures it without a change of the object | True |
+| wait for a change of the world | Ready=False, requeue after ` + "`WorldBackoff`" + ` (1m doubling to 30m): a role assignment, a provider registration or a credential cures it without a change of the object | True |
 | name taken | Ready=False with how to recover or purge, requeue after ` + "`NameTakenBackoff`" + ` (5m doubling to 1h) | True |
 
 For every class the condition's reason is ARM's code (the "reason without

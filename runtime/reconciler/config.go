@@ -32,14 +32,14 @@ type Config struct {
 	PreferredVersions map[string]string
 	// RetryBackoff is the requeue after a transient ARM error (class retry
 	// of runtime/arm's error table: 429, 5xx, an operation in progress,
-	// read-after-write lag), once azcore's own retries are spent. It
+	// read-after-write lag, a parent not there yet), once azcore's own
+	// retries are spent. It
 	// doubles per consecutive failure; a longer Retry-After is honoured.
 	// Defaults to 1s up to 5m.
 	RetryBackoff Backoff
 	// WorldBackoff is the requeue after an error only a change outside the
 	// object cures (class world-change: a role assignment, a provider
-	// registration, a credential, a missing parent). Defaults to 1m up to
-	// 30m.
+	// registration, a credential). Defaults to 1m up to 30m.
 	WorldBackoff Backoff
 	// NameTakenBackoff is the requeue after a name Azure gives another
 	// resource (class name-taken). Defaults to 5m up to 1h.
