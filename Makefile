@@ -55,6 +55,12 @@ test: lint ## Run every test, unit and envtest (the command CI runs).
 check-examples: specs ## Check every x-ms-examples PUT body against generated/crds, offline; print the ratio.
 	$(GO) run ./cmd/armature check-examples --crds generated/crds --min-ratio 0.98
 
+SWEEP_FLAGS ?=
+
+.PHONY: sweep
+sweep: ## Generate, compile and check the examples of the wide corpus (../shared/specs), one provider at a time; writes docs/coverage.md (SWEEP_FLAGS=-j 4 …).
+	@dir=$$(hack/corpus.sh) && $(GO) run ./cmd/armature sweep $(SWEEP_FLAGS) --markdown docs/coverage.md --json "$$(dirname "$$dir")/sweep.json" "$$dir"
+
 .PHONY: bench
 bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-scale ## Run the benchmarks and print their figures.
 

@@ -16,6 +16,9 @@ import (
 //	GET    /_admin/counters   requests by method and by "METHOD status"
 //	GET    /_admin/faults     the injected faults
 //	POST   /_admin/faults     replace them (JSON of Faults)
+//	POST   /_admin/faults/codes  add an ARM error by code (JSON of CodeFault)
+//	POST   /_admin/apps       register an Azure AD app (JSON of App)
+//	POST   /_admin/unregister unregister a provider: {"subscription","namespace"}
 //	GET    /_admin/resources  the ids of the stored resources
 //	POST   /_admin/reset      forget every resource and operation
 func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +40,30 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request) {
 		}
 		s.SetFaults(f)
 		writeJSON(w, http.StatusOK, f)
+	case "POST /_admin/faults/codes":
+		var f CodeFault
+		if err := json.NewDecoder(r.Body).Decode(&f); err != nil || f.Code == "" {
+			armError(w, http.StatusBadRequest, "InvalidRequestContent", "a code fault needs a code", "")
+			return
+		}
+		s.AddCodeFault(f)
+		writeJSON(w, http.StatusOK, s.CurrentFaults())
+	case "POST /_admin/apps":
+		var a App
+		if err := json.NewDecoder(r.Body).Decode(&a); err != nil || a.Tenant == "" || a.ClientID == "" {
+			armError(w, http.StatusBadRequest, "InvalidRequestContent", "an app needs a tenant and a clientId", "")
+			return
+		}
+		s.RegisterApp(a)
+		w.WriteHeader(http.StatusNoContent)
+	case "POST /_admin/unregister":
+		var p struct{ Subscription, Namespace string }
+		if err := json.NewDecoder(r.Body).Decode(&p); err != nil || p.Subscription == "" || p.Namespace == "" {
+			armError(w, http.StatusBadRequest, "InvalidRequestContent", "give a subscription and a namespace", "")
+			return
+		}
+		s.Unregister(p.Subscription, p.Namespace)
+		w.WriteHeader(http.StatusNoContent)
 	case "GET /_admin/resources":
 		writeJSON(w, http.StatusOK, s.ResourceIDs())
 	case "POST /_admin/reset":

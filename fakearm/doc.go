@@ -52,7 +52,21 @@
 // -writes or -deletes, counting down per window; an exhausted budget answers
 // 429 with Retry-After. Faults are injected by Options, by the admin
 // endpoint POST /_admin/faults or by Server.SetFaults: 429, 500 or 503 at a
-// rate, added latency, dropped connections, LROs that end Failed.
+// rate, added latency, dropped connections, LROs that end Failed, and any
+// ARM error by code (Faults.Codes, POST /_admin/faults/codes: method, path,
+// status, code, message, count or rate; codes.go). A subscription can be
+// left unregistered with a provider (Options.Unregistered): its calls
+// answer 409 MissingSubscriptionRegistration until POST
+// /subscriptions/{id}/providers/{namespace}/register (providers.go).
+//
+// # Azure AD
+//
+// A minimal token endpoint (aad.go) serves azidentity's client-secret and
+// workload-identity credentials pointed at the emulator with instance
+// discovery off. Once an app is registered (Options.Apps, POST
+// /_admin/apps), ARM calls need a token issued for an app allowed the
+// subscription of the path, or Options.Token: else 401 or 403
+// AuthorizationFailed, as ARM answers.
 //
 // # Journal
 //
@@ -64,6 +78,6 @@
 //
 // HTTPS with a generated self-signed certificate by default, so azcore's
 // bearer-token policy works unchanged; plain HTTP with an option. Any bearer
-// token is accepted unless one is configured. State lives in memory and is
+// token is accepted unless one is configured or apps are registered. State lives in memory and is
 // optionally saved to a file after every write, so a restart keeps it.
 package fakearm

@@ -50,6 +50,15 @@ type Options struct {
 	StateFile string
 	// Faults are the faults injected from the start.
 	Faults Faults
+	// Apps are the Azure AD applications the token endpoint knows (aad.go).
+	// When there is one, ARM calls need a token it issued for an app that
+	// may use the subscription of the path (or Token). Defaults to none.
+	Apps []App
+	// Unregistered names, per subscription id, the resource provider
+	// namespaces the subscription is not registered with: their calls
+	// answer 409 MissingSubscriptionRegistration until POST
+	// /subscriptions/{id}/providers/{namespace}/register (providers.go).
+	Unregistered map[string][]string
 	// Seed seeds fault injection. Defaults to 1, so runs repeat.
 	Seed uint64
 	// JournalSize is how many journal entries are kept. Defaults to 100000.
@@ -87,6 +96,10 @@ type Faults struct {
 	// PathSuffix limits the faults to paths ending with it (a collection:
 	// /storageAccounts).
 	PathSuffix string `json:"pathSuffix,omitempty"`
+	// Codes answer matching requests with ARM errors by code (codes.go),
+	// before the faults above; Methods and PathContains do not apply to
+	// them.
+	Codes []CodeFault `json:"codes,omitempty"`
 }
 
 // Entry is one journaled request.
@@ -123,6 +136,9 @@ type Server struct {
 
 	qmu   sync.Mutex
 	quota map[string]*budget // subscription → budget
+
+	ad   directory     // Azure AD apps and issued tokens (aad.go)
+	regs registrations // provider registrations (providers.go)
 }
 
 // New returns a Server for the resource types of descs.
@@ -172,10 +188,19 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 		routes:    newRoutes(descs),
 		resources: map[string]*resource{},
 		ops:       map[string]*operation{},
-		faults:    opts.Faults,
+		faults:    Faults{},
 		rng:       mrand.New(mrand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		journal:   make([]Entry, opts.JournalSize),
 		quota:     map[string]*budget{},
+	}
+	s.SetFaults(opts.Faults)
+	for _, a := range opts.Apps {
+		s.RegisterApp(a)
+	}
+	for sub, namespaces := range opts.Unregistered {
+		for _, ns := range namespaces {
+			s.Unregister(sub, ns)
+		}
 	}
 	if opts.StateFile != "" {
 		if err := s.load(); err != nil {
@@ -187,6 +212,7 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 
 // SetFaults replaces the injected faults.
 func (s *Server) SetFaults(f Faults) {
+	f.Codes = append([]CodeFault(nil), f.Codes...) // counted down in place
 	s.fmu.Lock()
 	s.faults = f
 	s.fmu.Unlock()
@@ -196,7 +222,9 @@ func (s *Server) SetFaults(f Faults) {
 func (s *Server) CurrentFaults() Faults {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
-	return s.faults
+	f := s.faults
+	f.Codes = append([]CodeFault(nil), f.Codes...)
+	return f
 }
 
 // Journal returns the journaled requests, oldest first.
@@ -303,7 +331,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cid := r.Header.Get("x-ms-client-request-id"); cid != "" {
 		h.Set("x-ms-client-request-id", cid)
 	}
-	if s.inject(rec, r) {
+	if client, ok := s.azureAD(rec, r, body); ok {
+		// Client secrets stay out of the journal: it keeps the client id.
+		armType, body = "AzureAD", []byte("client_id="+client)
+		return
+	}
+	if s.injectCode(rec, r) || s.inject(rec, r) {
 		return
 	}
 	if !s.authorized(r) {
@@ -311,6 +344,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if !s.permitted(rec, r, segs) || s.providers(rec, r, segs) {
+		return
+	}
 	if s.operationStatus(rec, r, segs) {
 		return
 	}
@@ -361,7 +397,7 @@ func (s *Server) authorized(r *http.Request) bool {
 	if !ok || token == "" {
 		return false
 	}
-	return s.opts.Token == "" || token == s.opts.Token
+	return s.opts.Token == "" || token == s.opts.Token || s.issued(token) != nil
 }
 
 // inject applies the configured faults; true means the request was answered.

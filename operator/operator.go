@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,6 +60,19 @@ type Config struct {
 	// ARMToken is the bearer token sent to ARMEndpoint when it is set
 	// (any token suits the emulator). Env ARMATURE_ARM_TOKEN; default "armature".
 	ARMToken string
+	// AuthorityHost is the Azure AD endpoint credential Secrets
+	// (namespace armature-credential Secrets and the armature.dev/credential
+	// annotation) authenticate with; a custom one also turns off Azure AD
+	// instance discovery. Default Azure public cloud's, or ARMEndpoint when
+	// that is set (the emulator serves a token endpoint). Env
+	// AZURE_AUTHORITY_HOST.
+	AuthorityHost string
+	// FederatedTokenDir is the folder a credential Secret's
+	// federatedTokenFile must lie in (the operator never reads other files
+	// a Secret names). Default /var/run/secrets/azure/tokens, where the
+	// workload identity webhook projects tokens. Env
+	// ARMATURE_FEDERATED_TOKEN_DIR.
+	FederatedTokenDir string
 	// WatchNamespaces limits the operator to these namespaces (all when
 	// empty), for sharding by namespace. Env ARMATURE_WATCH_NAMESPACES.
 	WatchNamespaces []string
@@ -114,6 +129,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Reconciler.SubscriptionID, "subscription-id", env("AZURE_SUBSCRIPTION_ID", ""), "subscription of resource groups (env AZURE_SUBSCRIPTION_ID)")
 	fs.StringVar(&c.ARMEndpoint, "arm-endpoint", env("ARMATURE_ARM_ENDPOINT", ""), "ARM endpoint, e.g. the emulator's (env ARMATURE_ARM_ENDPOINT; default: Azure with DefaultAzureCredential)")
 	fs.StringVar(&c.ARMCAFile, "arm-ca-file", env("ARMATURE_ARM_CA_FILE", ""), "PEM certificate to trust for --arm-endpoint (env ARMATURE_ARM_CA_FILE)")
+	fs.StringVar(&c.AuthorityHost, "authority-host", env("AZURE_AUTHORITY_HOST", ""), "Azure AD endpoint of credential Secrets (env AZURE_AUTHORITY_HOST; default Azure public cloud, or --arm-endpoint when set)")
+	fs.StringVar(&c.FederatedTokenDir, "federated-token-dir", env("ARMATURE_FEDERATED_TOKEN_DIR", defaultFederatedTokenDir), "folder a credential Secret's federatedTokenFile must lie in (env ARMATURE_FEDERATED_TOKEN_DIR)")
+	fs.BoolVar(&c.Reconciler.RegisterProviders, "register-providers", env("ARMATURE_REGISTER_PROVIDERS", "") == "true", "register the subscription with a resource provider when ARM answers MissingSubscriptionRegistration, as the portal does (env ARMATURE_REGISTER_PROVIDERS=true)")
 	fs.StringVar(&c.ARMToken, "arm-token", env("ARMATURE_ARM_TOKEN", "armature"), "bearer token for --arm-endpoint (env ARMATURE_ARM_TOKEN)")
 	fs.Func("watch-namespaces", "comma-separated namespaces to watch (env ARMATURE_WATCH_NAMESPACES; default all)", func(s string) error {
 		c.WatchNamespaces = splitList(s)
@@ -183,6 +201,34 @@ func (c *Config) Credential() (azcore.TokenCredential, error) {
 		return arm.StaticToken(c.ARMToken), nil
 	}
 	return azidentity.NewDefaultAzureCredential(nil)
+}
+
+const defaultFederatedTokenDir = "/var/run/secrets/azure/tokens"
+
+// SecretClients builds the ARM client of a credential Secret's service
+// principal: azidentity against AuthorityHost (else ARMEndpoint, else
+// Azure public cloud), ARM at ARMEndpoint, over transport (nil: azcore's).
+func (c *Config) SecretClients(transport policy.Transporter) reconciler.NewClientFunc {
+	return func(sp arm.ServicePrincipal) (arm.Client, error) {
+		if f := sp.FederatedTokenFile; f != "" {
+			dir := c.FederatedTokenDir
+			if dir == "" {
+				dir = defaultFederatedTokenDir
+			}
+			if rel, err := filepath.Rel(dir, filepath.Clean(f)); err != nil || !filepath.IsLocal(rel) || rel == "." {
+				return nil, fmt.Errorf("federatedTokenFile %q is not in %s (the operator's --federated-token-dir)", f, dir)
+			}
+		}
+		host := c.AuthorityHost
+		if host == "" {
+			host = c.ARMEndpoint
+		}
+		cred, err := sp.Credential(arm.AuthOptions{AuthorityHost: host, DisableInstanceDiscovery: host != "", Transport: transport})
+		if err != nil {
+			return nil, err
+		}
+		return arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
+	}
 }
 
 // Main is the whole of an operator command: flags (BindFlags and the
@@ -298,11 +344,20 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err != nil {
 		return fmt.Errorf("ARM credential: %w", err)
 	}
-	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, CAFile: c.ARMCAFile, Credential: cred, Budget: budget(c.BudgetShare)})
+	// One transport for every credential's client: their connections are
+	// shared.
+	var transport policy.Transporter
+	if c.ARMCAFile != "" {
+		if transport, err = arm.HTTPClient(c.ARMCAFile); err != nil {
+			return err
+		}
+	}
+	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
 	if err != nil {
 		return err
 	}
-	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler); err != nil {
+	creds := reconciler.NewCredentials(mgr.GetClient(), reconciler.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport))
+	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler, reconciler.WithCredentials(creds)); err != nil {
 		return err
 	}
 	if err := setupActions(mgr, armClient, installed, c); err != nil {

@@ -5,6 +5,7 @@
 //	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature diff [--json] [--fail-on-breaking] [--spec-root DIR] OLD NEW
+//	armature sweep [--json FILE] [--markdown FILE] [--min-clean R] [--min-examples R] [--all-versions] [-j N] DIR
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
@@ -46,6 +47,8 @@ Usage:
                                               check every x-ms-examples PUT body against the CRDs, offline
   armature diff [flags] OLD NEW               report the API changes per kind between two api-versions
                                               (OLD, NEW: a swagger file or comma-separated files; docs/api-diff.md)
+  armature sweep [flags] DIR                  generate, compile and check the examples of every provider of a spec
+                                              tree, one folder at a time; print the coverage (docs/sweep.md)
 
 Without FILE arguments the files come from --config (default specs/armature.yaml), and its
 include, exclude and overrides apply (docs/overrides.md); an entry that matches or changes
@@ -68,6 +71,8 @@ func main() {
 		err = runCheckExamples(os.Args[2:], os.Stdout, os.Stderr)
 	case "diff":
 		err = runDiff(os.Args[2:], os.Stdout, os.Stderr)
+	case "sweep":
+		err = runSweep(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return

@@ -26,6 +26,27 @@
 // location-scoped reads — are reported as Skipped with a reason, never a
 // crash.
 //
+// # Skipped paths
+//
+// Every skip has a reason (free text naming what was found) and a category
+// from a closed list (SkipCategory; docs/sweep.md has the same table):
+//
+//	not-a-resource           not below /providers/, or tags (a facet of every resource)
+//	generic-path             /{resourceId}, or a namespace or type segment that is a parameter
+//	duplicate-of             a type also served at a preferred scope, and the paths below it
+//	list-only                a GET listing a type that has no PUT
+//	no-PUT                   an operation on a typed instance path without PUT (read-only type)
+//	no-GET                   a PUT of a typed instance without GET
+//	action-only              a POST outside any resource type (checkNameAvailability)
+//	provider-level           another operation outside any resource type
+//	unsupported:scope-prefix a scope other than the five below (a provider nested in a typed resource)
+//	unsupported:sub-path     an operation below a resource that is no action, status read, list or instance
+//
+// Paths that are attached after all resources are known are skipped per
+// operation, so one path can be skipped once per method. A path that fits
+// no category is a gap of the tree to fix, not a new category; the
+// `unsupported:` ones are constructs the generator could support one day.
+//
 // # Scope
 //
 // The prefix before the last `/providers/` gives the scope: none (tenant),

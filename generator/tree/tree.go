@@ -126,11 +126,18 @@ type Action struct {
 	Op   *Operation
 }
 
-// Skipped is a path that does not become a resource, with why.
+// Skipped is a path (one operation of it, for paths attached after the
+// resources are known) that does not become a resource, with why.
 type Skipped struct {
 	Path   string `json:"path"`
 	File   string `json:"file"`
 	Reason string `json:"reason"`
+	// Category is the kind of reason, from the closed list of SkipCategory
+	// constants; "" only for skips recorded outside this package (a
+	// resource that failed later stages, or one a config excludes).
+	// Not in the JSON of `armature inspect`, whose golden files belong to
+	// the generator's tests; `armature sweep` reports it.
+	Category SkipCategory `json:"-"`
 }
 
 // Tree is the result of Build.
@@ -202,8 +209,8 @@ type pending struct {
 	ops  map[string]*Operation
 }
 
-func (b *builder) skip(d *load.Document, p, reason string) {
-	b.skipped = append(b.skipped, Skipped{Path: p, File: d.Path, Reason: reason})
+func (b *builder) skip(d *load.Document, p string, c SkipCategory, reason string) {
+	b.skipped = append(b.skipped, Skipped{Path: p, File: d.Path, Reason: reason, Category: c})
 }
 
 func (b *builder) doc(d *load.Document) {
@@ -214,13 +221,13 @@ func (b *builder) doc(d *load.Document) {
 		item := d.Swagger.Paths.Paths[p]
 		origin := load.Origin{File: d.Path, Pointer: "/paths/" + strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1")}
 		ops := b.operations(d, origin, &item)
-		pp, reason := parse(p)
+		pp, cat, reason := parse(p)
 		if reason != "" {
-			b.skip(d, p, reason)
+			b.skip(d, p, cat, reason)
 			continue
 		}
 		if why, ok := pseudoTypes[strings.ToLower(pp.provider+"/"+strings.Join(typeTokens(pp.tokens), "/"))]; ok && len(pp.tokens)%2 == 0 {
-			b.skip(d, p, why)
+			b.skip(d, p, SkipNotAResource, why)
 			continue
 		}
 		if len(pp.tokens)%2 == 0 && ops["PUT"] != nil && ops["GET"] != nil {
@@ -294,24 +301,25 @@ func typeTokens(tokens []string) []string {
 
 func isParam(s string) bool { return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") }
 
-// parse splits an ARM path; a non-empty reason means it is not a typed path.
-func parse(p string) (parsed, string) {
+// parse splits an ARM path; a non-empty reason (with its category) means it
+// is not a typed path.
+func parse(p string) (parsed, SkipCategory, string) {
 	p = strings.TrimSuffix(p, "/")
 	lower := strings.ToLower(p)
 	i := strings.LastIndex(lower, "/providers/")
 	if i < 0 {
 		segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 		if len(segs) == 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") && isParam(segs[1]) && isParam(segs[3]) {
-			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups", segs[3]}}, ""
+			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups", segs[3]}}, "", ""
 		}
 		if len(segs) == 3 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") && isParam(segs[1]) {
 			// The resource groups of a subscription: their list.
-			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups"}}, ""
+			return parsed{scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: []string{"resourceGroups"}}, "", ""
 		}
 		if len(segs) == 1 && isParam(segs[0]) {
-			return parsed{}, "generic resource path: any resource by its ARM id, not a resource type"
+			return parsed{}, SkipGenericPath, "generic resource path: any resource by its ARM id, not a resource type"
 		}
-		return parsed{}, "not below /providers/: not a resource type"
+		return parsed{}, SkipNotAResource, "not below /providers/: not a resource type"
 	}
 	prefix, rest := p[:i], strings.Split(p[i+len("/providers/"):], "/")
 	var scope Scope
@@ -328,18 +336,18 @@ func parse(p string) (parsed, string) {
 	case len(ps) == 1 && isParam(ps[0]):
 		scope = ScopeExtension
 	default:
-		return parsed{}, "unsupported scope prefix " + prefix
+		return parsed{}, SkipUnsupportedScope, "unsupported scope prefix " + prefix
 	}
 	if len(rest) < 1 || isParam(rest[0]) {
-		return parsed{}, "generic resource path: the provider namespace is a parameter"
+		return parsed{}, SkipGenericPath, "generic resource path: the provider namespace is a parameter"
 	}
 	tokens := rest[1:]
 	for j := 0; j < len(tokens); j += 2 {
 		if isParam(tokens[j]) {
-			return parsed{}, "generic resource path: a resource type segment is a parameter"
+			return parsed{}, SkipGenericPath, "generic resource path: a resource type segment is a parameter"
 		}
 	}
-	return parsed{scope: scope, provider: rest[0], tokens: tokens}, ""
+	return parsed{scope: scope, provider: rest[0], tokens: tokens}, "", ""
 }
 
 func (b *builder) resource(d *load.Document, p string, pp parsed, ops map[string]*Operation, origin load.Origin, item *spec.PathItem) {
@@ -428,13 +436,13 @@ func (b *builder) singleValueEnum(d *load.Document, origin load.Origin, item *sp
 func (b *builder) attach() {
 	for _, d := range b.dropped {
 		keep := b.byType[strings.ToLower(d.ARMType)]
-		b.skip(&load.Document{Path: d.File}, d.Path, fmt.Sprintf("%s is also served at %s scope (%s); one kind is generated, for that scope", d.ARMType, keep.Scope, keep.Path))
+		b.skip(&load.Document{Path: d.File}, d.Path, SkipDuplicate, fmt.Sprintf("%s is also served at %s scope (%s); one kind is generated, for that scope", d.ARMType, keep.Scope, keep.Path))
 	}
 	for _, pd := range b.rest {
 		owner, suffix := b.longestPrefix(pd.p, b.resources())
 		if owner == nil {
 			if variant, _ := b.longestPrefix(pd.p, b.dropped); variant != nil {
-				b.skip(pd.doc, pd.path, fmt.Sprintf("belongs to %s at %s scope, which is not generated", variant.ARMType, variant.Scope))
+				b.skip(pd.doc, pd.path, SkipDuplicate, fmt.Sprintf("belongs to %s at %s scope, which is not generated", variant.ARMType, variant.Scope))
 				continue
 			}
 		}
@@ -447,7 +455,7 @@ func (b *builder) attach() {
 				if child := b.byType[strings.ToLower(owner.ARMType+"/"+suffix)]; child != nil {
 					child.ListPaths = append(child.ListPaths, pd.path)
 				} else {
-					b.skip(pd.doc, pd.path, "GET lists "+suffix+", which is not a resource type with PUT")
+					b.skip(pd.doc, pd.path, SkipListOnly, "GET lists "+suffix+", which is not a resource type with PUT")
 				}
 			case owner != nil && m == "GET" && !b.isList(op) && !strings.Contains(suffix, "{"):
 				owner.StatusGETs = append(owner.StatusGETs, &Action{Name: suffix, Path: pd.path, Op: op})
@@ -455,16 +463,18 @@ func (b *builder) attach() {
 				if r := b.byType[strings.ToLower(pd.p.provider+"/"+strings.Join(typeTokens(pd.p.tokens), "/"))]; r != nil {
 					r.ListPaths = append(r.ListPaths, pd.path)
 				} else {
-					b.skip(pd.doc, pd.path, "list of a type that has no PUT")
+					b.skip(pd.doc, pd.path, SkipListOnly, "list of a type that has no PUT")
 				}
 			case len(pd.p.tokens)%2 == 0 && pd.ops["PUT"] != nil:
-				b.skip(pd.doc, pd.path, "PUT without GET: not a resource that can be observed")
+				b.skip(pd.doc, pd.path, SkipNoGET, "PUT without GET: not a resource that can be observed")
 			case len(pd.p.tokens)%2 == 0 && pd.ops["GET"] != nil && owner == nil:
-				b.skip(pd.doc, pd.path, "no PUT: read-only resource type")
+				b.skip(pd.doc, pd.path, SkipNoPUT, "no PUT: read-only resource type")
+			case owner == nil && m == "POST":
+				b.skip(pd.doc, pd.path, SkipActionOnly, m+" outside any resource type (provider-level operation)")
 			case owner == nil:
-				b.skip(pd.doc, pd.path, m+" outside any resource type (provider-level operation)")
+				b.skip(pd.doc, pd.path, SkipProviderLevel, m+" outside any resource type (provider-level operation)")
 			default:
-				b.skip(pd.doc, pd.path, m+" below "+owner.ARMType+" is neither an action, a status read nor a list")
+				b.skip(pd.doc, pd.path, belowCategory(pd), m+" below "+owner.ARMType+" is neither an action, a status read nor a list")
 			}
 		}
 	}
@@ -520,7 +530,7 @@ func (b *builder) longestPrefix(p parsed, candidates []*Resource) (*Resource, st
 		if r.Scope != p.scope || !strings.EqualFold(r.Provider, p.provider) {
 			continue
 		}
-		rp, _ := parse(r.Path)
+		rp, _, _ := parse(r.Path)
 		have := norm(rp.tokens)
 		if len(have) >= len(want) || len(have) <= bestLen {
 			continue

@@ -16,6 +16,7 @@ func TestParse(t *testing.T) {
 		provider  string
 		tokens    string
 		skipMatch string
+		category  SkipCategory
 	}{
 		"ResourceGroupScope": {path: "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Storage/storageAccounts/{a}/blobServices/default/containers/{c}",
 			scope: ScopeResourceGroup, provider: "Microsoft.Storage", tokens: "storageAccounts/{a}/blobServices/default/containers/{c}"},
@@ -27,22 +28,25 @@ func TestParse(t *testing.T) {
 		"Extension":       {path: "/{scope}/providers/Microsoft.Authorization/roleAssignments/{n}", scope: ScopeExtension, provider: "Microsoft.Authorization", tokens: "roleAssignments/{n}"},
 		"ResourceGroupItself": {path: "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}",
 			scope: ScopeSubscription, provider: "Microsoft.Resources", tokens: "resourceGroups/{resourceGroupName}"},
-		"GenericByID":       {path: "/{resourceId}", skipMatch: "any resource by its ARM id"},
-		"GenericNamespace":  {path: "/subscriptions/{s}/providers/{resourceProviderNamespace}/register", skipMatch: "namespace is a parameter"},
-		"GenericType":       {path: "/subscriptions/{s}/resourcegroups/{rg}/providers/Microsoft.X/{parentResourcePath}/{t}/{n}", skipMatch: "type segment is a parameter"},
-		"NotProvider":       {path: "/subscriptions/{s}/tagNames/{t}", skipMatch: "not below /providers/"},
-		"UnsupportedPrefix": {path: "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Web/sites/{n}/providers/Microsoft.Insights/x/{y}", skipMatch: "unsupported scope prefix"},
+		"GenericByID":       {path: "/{resourceId}", skipMatch: "any resource by its ARM id", category: SkipGenericPath},
+		"GenericNamespace":  {path: "/subscriptions/{s}/providers/{resourceProviderNamespace}/register", skipMatch: "namespace is a parameter", category: SkipGenericPath},
+		"GenericType":       {path: "/subscriptions/{s}/resourcegroups/{rg}/providers/Microsoft.X/{parentResourcePath}/{t}/{n}", skipMatch: "type segment is a parameter", category: SkipGenericPath},
+		"NotProvider":       {path: "/subscriptions/{s}/tagNames/{t}", skipMatch: "not below /providers/", category: SkipNotAResource},
+		"UnsupportedPrefix": {path: "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Web/sites/{n}/providers/Microsoft.Insights/x/{y}", skipMatch: "unsupported scope prefix", category: SkipUnsupportedScope},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			p, reason := parse(tc.path)
+			p, cat, reason := parse(tc.path)
 			if tc.skipMatch != "" {
 				if !strings.Contains(reason, tc.skipMatch) {
 					t.Fatalf("reason = %q, want it to contain %q", reason, tc.skipMatch)
 				}
+				if cat != tc.category {
+					t.Errorf("category = %q, want %q", cat, tc.category)
+				}
 				return
 			}
-			if reason != "" {
+			if reason != "" || cat != "" {
 				t.Fatalf("unexpected skip: %s", reason)
 			}
 			got := struct{ Scope, Provider, Tokens string }{string(p.scope), p.provider, strings.Join(p.tokens, "/")}
@@ -102,6 +106,9 @@ func TestBuildContoso(t *testing.T) {
 	reasons := map[string]string{}
 	for _, s := range tr.Skipped {
 		reasons[s.Path] = s.Reason
+		if !s.Category.Known() {
+			t.Errorf("skipped %s: category %q is not one of SkipCategories", s.Path, s.Category)
+		}
 	}
 	for p, want := range map[string]string{
 		"/{resourceId}": "generic resource path",
@@ -120,5 +127,63 @@ func TestBuildContoso(t *testing.T) {
 	}
 	if got := w.Ops["PUT"].Examples["Create a widget"]; got != "examples/WidgetPut.json" {
 		t.Errorf("example path = %q", got)
+	}
+}
+
+// TestBuildSkipCategories gives every kind of skipped path its category;
+// testdata/skips.json has one path (or operation) of each.
+func TestBuildSkipCategories(t *testing.T) {
+	l := load.New("testdata")
+	d, err := l.Load("skips.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, errs := Build(l, []*load.Document{d})
+	if len(errs) > 0 {
+		t.Fatalf("Build: %v", errs)
+	}
+	const rg, sub = "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Skips", "/subscriptions/{subscriptionId}/providers/Microsoft.Skips"
+	got := map[string]SkipCategory{}
+	for _, s := range tr.Skipped {
+		key := s.Path
+		if _, dup := got[key]; dup {
+			key += " (again)"
+		}
+		got[key] = s.Category
+		if !s.Category.Known() || s.Reason == "" {
+			t.Errorf("skip %s: category %q, reason %q: want a known category and a reason", s.Path, s.Category, s.Reason)
+		}
+	}
+	want := map[string]SkipCategory{
+		sub + "/things/{thingName}":                                             SkipDuplicate,
+		sub + "/things/{thingName}/restart":                                     SkipDuplicate,
+		rg + "/things/{thingName}/enable":                                       SkipUnsupportedSubPath,
+		rg + "/things/{thingName}/logs/{logName}":                               SkipNoPUT,
+		rg + "/things/{thingName}/logs/{logName} (again)":                       SkipNoPUT,
+		rg + "/things/{thingName}/gadgets":                                      SkipListOnly,
+		sub + "/usages":                                                         SkipListOnly,
+		sub + "/readers/{readerName}":                                           SkipNoPUT,
+		sub + "/writers/{writerName}":                                           SkipNoGET,
+		sub + "/checkNameAvailability":                                          SkipActionOnly,
+		sub + "/locations/{location}/quota":                                     SkipProviderLevel,
+		"/subscriptions/{subscriptionId}/tagNames/{tagName}":                    SkipNotAResource,
+		"/{resourceId}":                                                         SkipGenericPath,
+		"/{scope}/providers/Microsoft.Resources/tags/default":                   SkipNotAResource,
+		rg + "/things/{thingName}/providers/Microsoft.Other/extras/{extraName}": SkipUnsupportedScope,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("categories (-want +got):\n%s", diff)
+	}
+	if n := len(tr.Resources); n != 1 {
+		t.Errorf("%d resources, want Microsoft.Skips/things only", n)
+	}
+	seen := map[SkipCategory]bool{}
+	for _, c := range want {
+		seen[c] = true
+	}
+	for _, c := range SkipCategories() {
+		if !seen[c] {
+			t.Errorf("category %s has no case in testdata/skips.json", c)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 )
 
 // Client talks to ARM. Implementations must not block on long-running
@@ -59,6 +60,8 @@ type Error struct {
 	Code    string
 	Message string
 	Target  string
+	// RetryAfter is the answer's Retry-After, when it has one.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -75,8 +78,11 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &e) && e.Status == http.StatusNotFound
 }
 
-// IsRetryable reports 408, 429 and 5xx, and errors that are not ARM answers
-// (connection failures).
+// IsRetryable reports an answer worth sending the same request again
+// soon: 408, 429 and 5xx, and errors that are not ARM answers (connection
+// failures). It is the retry policy of one request (azcore's), used to
+// keep polling an operation through a failed poll; what a reconcile does
+// about an error is Classify's.
 func IsRetryable(err error) bool {
 	var e *Error
 	if !errors.As(err, &e) {
@@ -85,14 +91,57 @@ func IsRetryable(err error) bool {
 	return e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
-// IsTerminal reports an ARM answer the user must act on: a 4xx other than
-// 404, 408, 409 (a conflict with an operation in progress) and 429.
+// IsTerminal reports an ARM answer the user must act on by changing the
+// request: an error of ClassObjectChange in the error table (Rules).
 func IsTerminal(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) {
-		return false
+	c, ok := Classify(err, Call{})
+	return ok && c.Class == ClassObjectChange
+}
+
+// TokenError is a credential's failure to get a token: no request reached
+// ARM. Azure AD's answer, when there was one, is in Err.
+type TokenError struct {
+	Err error
+}
+
+func (e *TokenError) Error() string { return "get a token for ARM: " + e.Err.Error() }
+
+func (e *TokenError) Unwrap() error { return e.Err }
+
+// Message is a one-line account of the failure: Azure AD's error and the
+// first line of its description (without the trace and correlation ids,
+// which change on every request), else the first line of the error.
+func (e *TokenError) Message() string {
+	var af *azidentity.AuthenticationFailedError
+	if errors.As(e.Err, &af) && af.RawResponse != nil {
+		if b, err := runtime.Payload(af.RawResponse); err == nil {
+			var body struct {
+				Error       string `json:"error"`
+				Description string `json:"error_description"`
+			}
+			if json.Unmarshal(b, &body) == nil && (body.Error != "" || body.Description != "") {
+				return fmt.Sprintf("Azure AD refused the credential (HTTP %d %s): %s", af.RawResponse.StatusCode, body.Error, firstLine(body.Description))
+			}
+		}
 	}
-	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusNotFound && e.Status != http.StatusConflict && !IsRetryable(err)
+	return firstLine(e.Err.Error())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s, _, _ = strings.Cut(s, " Trace ID:")
+	return strings.TrimSpace(strings.TrimSuffix(s, "\r"))
+}
+
+// tokenSource marks its credential's errors as *TokenError.
+type tokenSource struct{ azcore.TokenCredential }
+
+func (t tokenSource) GetToken(ctx context.Context, o policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	tok, err := t.TokenCredential.GetToken(ctx, o)
+	if err != nil {
+		return tok, &TokenError{Err: err}
+	}
+	return tok, nil
 }
 
 // Options configure NewClient.
@@ -154,18 +203,11 @@ func NewClient(opts Options) (Client, error) {
 	case opts.Transport != nil:
 		co.Transport = opts.Transport
 	case opts.CAFile != "":
-		pem, err := os.ReadFile(opts.CAFile)
+		hc, err := HTTPClient(opts.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("arm: CA file: %w", err)
+			return nil, err
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("arm: no certificate in %s", opts.CAFile)
-		}
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-		tr.MaxIdleConnsPerHost = 64
-		co.Transport = &http.Client{Transport: tr}
+		co.Transport = hc
 	}
 	if opts.OnResponse != nil {
 		co.PerCallPolicies = append(co.PerCallPolicies, observe(opts.OnResponse))
@@ -174,11 +216,33 @@ func NewClient(opts Options) (Client, error) {
 		opts.Budget = NewBudget(nil)
 	}
 	co.PerRetryPolicies = append(co.PerRetryPolicies, opts.Budget)
-	c, err := armpolicy.NewClient("armature", "v0.1.0", opts.Credential, &armpolicy.ClientOptions{ClientOptions: co})
+	// azcore's own registration policy would block the call for minutes
+	// while a provider registers; the reconciler registers without waiting
+	// (RegisterProvider), and only when asked to.
+	c, err := armpolicy.NewClient("armature", "v0.1.0", tokenSource{opts.Credential}, &armpolicy.ClientOptions{ClientOptions: co, DisableRPRegistration: true})
 	if err != nil {
 		return nil, err
 	}
 	return &azClient{endpoint: endpoint, pl: c.Pipeline()}, nil
+}
+
+// HTTPClient returns an HTTP client that trusts the certificates of the PEM
+// file caFile besides nothing else (the emulator's), for Options.Transport
+// and AuthOptions.Transport: clients built for several credentials share
+// it, and its connections.
+func HTTPClient(caFile string) (*http.Client, error) {
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("arm: CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("arm: no certificate in %s", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	tr.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: tr}, nil
 }
 
 // observe reports every answer, retries included.
@@ -227,7 +291,7 @@ func armError(resp *http.Response) error {
 		} `json:"error"`
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&b)
-	return &Error{Status: resp.StatusCode, Code: b.Error.Code, Message: b.Error.Message, Target: b.Error.Target}
+	return &Error{Status: resp.StatusCode, Code: b.Error.Code, Message: b.Error.Message, Target: b.Error.Target, RetryAfter: retryAfter(resp)}
 }
 
 func decode(resp *http.Response) (map[string]any, error) {

@@ -13,8 +13,19 @@
 // # Errors
 //
 // An ARM error answer is an *Error with the HTTP status and ARM's error code,
-// message and target. IsNotFound, IsTerminal and IsRetryable classify it:
-// terminal errors are the user's to fix (400 InvalidParameter,
-// PropertyChangeNotAllowed, …); 429 and 5xx are retried by the pipeline and,
-// when they persist, by the reconciler's backoff.
+// message, target and Retry-After; a credential that cannot get a token
+// fails with *TokenError. Classify looks an error up in one table, Rules
+// (classify.go; docs/errors.md is generated from it), and gives its class:
+// retry with backoff, wait for a change of the object (IsTerminal), wait
+// for a change of the world, or name taken. 429 and 5xx are first retried
+// by the azcore pipeline, with Retry-After.
+//
+// # Credentials and registration
+//
+// ServicePrincipal builds azidentity's credential for a credential Secret
+// (client secret or federated token file); HTTPClient gives the clients of
+// several credentials one transport. azcore's resource-provider
+// registration policy, which blocks a request while a provider registers,
+// is turned off: RegisterProvider sends the registration request and
+// returns.
 package arm

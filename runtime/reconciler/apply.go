@@ -30,7 +30,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if adopt, _ := spec(st.obj)["resourceID"].(string); last == "" && adopt != "" {
 		// Adoption: the resource must exist; it is never created, and only
 		// what differs from the spec is written.
-		res, err := r.armCall(ctx, http.MethodGet, id, nil)
+		res, err := r.armCall(ctx, st, http.MethodGet, id, nil)
 		if arm.IsNotFound(err) {
 			st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
 			return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
@@ -45,7 +45,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	w, err := decide(r.Desc, desired, last, live)
 	if err == nil && w.NeedLive {
-		res, gerr := r.armCall(ctx, http.MethodGet, id, nil)
+		res, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
 		if gerr != nil {
 			return r.fail(ctx, st, step(stepRead+" "+id, gerr))
 		}
@@ -76,10 +76,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if stale, err := r.stale(ctx, st); err != nil || stale {
 		return reconcile.Result{Requeue: stale}, step(stepStale, err)
 	}
-	res, err := r.armCall(ctx, w.Verb, id, payload)
+	res, err := r.armCall(ctx, st, w.Verb, id, payload)
 	if err != nil {
 		return r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
 	}
+	r.wroteNow(st)
 	if !res.Done() {
 		return r.startOperation(ctx, st, id, w.Verb, res, applied)
 	}
@@ -141,7 +142,7 @@ func (r *Reconciler) pollAfter(res *arm.Result) time.Duration {
 
 // poll advances the operation in flight once.
 func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operation) (reconcile.Result, error) {
-	res, err := r.ARM.Poll(ctx, op.Token)
+	res, err := st.arm.Client.Poll(ctx, op.Token)
 	observeARM("POLL", err)
 	if err != nil {
 		err = step(stepPoll+" ("+op.Verb+" "+id+")", err)
@@ -174,6 +175,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	if op.Verb == http.MethodDelete {
 		return r.removeFinalizer(ctx, st)
 	}
+	r.wroteNow(st)
 	// The operation's end is recorded in status (lastOperation), written
 	// with the rest of status: no metadata write. Its body counts as the
 	// last-applied one until the next write replaces both annotations.

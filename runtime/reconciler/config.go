@@ -14,7 +14,9 @@ type Config struct {
 	// Defaults to 4.
 	WorkersPerKind int
 	// SubscriptionID is the subscription of resources owned by the
-	// subscription (resource groups). Required for those kinds.
+	// subscription (resource groups) reconciled with the default
+	// credential; a credential Secret names its own. Required for those
+	// kinds.
 	SubscriptionID string
 	// PollInterval is the wait between polls of an operation when ARM gives
 	// no Retry-After. Defaults to 2 seconds.
@@ -36,6 +38,57 @@ type Config struct {
 	// armature.dev/api-version annotation nor its managedFields say which
 	// version its spec was written in. Defaults to the storage version.
 	PreferredVersions map[string]string
+	// RetryBackoff is the requeue after a transient ARM error (class retry
+	// of runtime/arm's error table: 429, 5xx, an operation in progress,
+	// read-after-write lag, a parent not there yet), once azcore's own
+	// retries are spent. It
+	// doubles per consecutive failure; a longer Retry-After is honoured.
+	// Defaults to 1s up to 5m.
+	RetryBackoff Backoff
+	// WorldBackoff is the requeue after an error only a change outside the
+	// object cures (class world-change: a role assignment, a provider
+	// registration, a credential). Defaults to 1m up to 30m.
+	WorldBackoff Backoff
+	// NameTakenBackoff is the requeue after a name Azure gives another
+	// resource (class name-taken). Defaults to 5m up to 1h.
+	NameTakenBackoff Backoff
+	// ReadAfterWrite is how long after ARM accepted a write a 404 on GET
+	// is ARM's read-after-write lag (retried) rather than a deletion
+	// outside the operator (recreated). Defaults to 1 minute.
+	ReadAfterWrite time.Duration
+	// RegisterProviders registers the subscription with a resource
+	// provider when ARM answers MissingSubscriptionRegistration (POST
+	// /subscriptions/{id}/providers/{namespace}/register, as the portal
+	// does), then retries. Defaults to false: the condition says how to
+	// register.
+	RegisterProviders bool
+}
+
+// Backoff is a wait that doubles with each consecutive failure.
+type Backoff struct {
+	// Initial is the first wait.
+	Initial time.Duration
+	// Max caps the wait.
+	Max time.Duration
+}
+
+// After is the wait after the n-th consecutive failure (n ≥ 1).
+func (b Backoff) After(n int) time.Duration {
+	d := b.Initial
+	for i := 1; i < n && d < b.Max; i++ {
+		d *= 2
+	}
+	return min(d, b.Max)
+}
+
+func (b Backoff) orDefault(initial, maxWait time.Duration) Backoff {
+	if b.Initial <= 0 {
+		b.Initial = initial
+	}
+	if b.Max <= 0 {
+		b.Max = max(maxWait, b.Initial)
+	}
+	return b
 }
 
 // Default returns the config with every unset field defaulted.
@@ -57,6 +110,12 @@ func (c Config) Default() Config {
 	}
 	if c.ReconcileTimeout <= 0 {
 		c.ReconcileTimeout = 2 * time.Minute
+	}
+	c.RetryBackoff = c.RetryBackoff.orDefault(time.Second, 5*time.Minute)
+	c.WorldBackoff = c.WorldBackoff.orDefault(time.Minute, 30*time.Minute)
+	c.NameTakenBackoff = c.NameTakenBackoff.orDefault(5*time.Minute, time.Hour)
+	if c.ReadAfterWrite <= 0 {
+		c.ReadAfterWrite = time.Minute
 	}
 	return c
 }

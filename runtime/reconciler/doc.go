@@ -41,7 +41,23 @@
 // Every error a reconcile returns names its step ("PATCH <id>: …"); each
 // reconcile runs under Config.ReconcileTimeout.
 //
-// ARM 4xx answers the user must fix become Ready=False with ARM's code as
-// the reason, an Event, and a terminal error (no requeue until the object
-// changes). 429 and 5xx are retried with backoff.
+// ARM errors are classified by runtime/arm's error table (docs/errors.md):
+// Ready=False with ARM's code as the reason and ARM's message; the class
+// decides the rest — a terminal error (no requeue until the object
+// changes) for object-change errors, a requeue after Config.RetryBackoff
+// for transient ones, after Config.WorldBackoff or Config.NameTakenBackoff
+// (and ActionRequired=True) for the rest. A Warning Event is recorded once
+// per distinct reason and message, not per retry; a 404 on the GET right
+// after an accepted write is retried, not taken for a deletion. Errors
+// that are not ARM answers are retried by controller-runtime's backoff.
+//
+// # Credentials
+//
+// With WithCredentials, each object is reconciled with the credential
+// Secret its armature.dev/credential annotation names (in its own
+// namespace only), else its namespace's armature-credential Secret, else
+// the default client and Config.SubscriptionID: the subscription of
+// resource groups comes from the credential. Credentials keeps one ARM
+// client per credential Secret, rebuilt when its resourceVersion changes
+// (docs/credentials.md).
 package reconciler

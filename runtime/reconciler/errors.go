@@ -4,8 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -49,14 +55,31 @@ const (
 	EventDriftDetected      = "DriftDetected"
 	EventDetached           = "Detached"
 	EventNoDelete           = "NoDelete"
+	// EventRegisteringProvider: the operator asked ARM to register the
+	// subscription with a resource provider (--register-providers).
+	EventRegisteringProvider = "RegisteringProvider"
 )
 
-// fail turns an error into conditions: terminal errors stop retries until
-// the object changes, others are retried with backoff.
+// fail turns an error into conditions, events and a requeue, by class
+// (runtime/arm's error table for ARM answers):
+//
+//   - object-change (a terminal ARM 4xx, the reconciler's own terminal
+//     errors): Ready=False and ActionRequired=True with ARM's code and
+//     message, a reconcile.TerminalError: nothing is retried until the
+//     object changes.
+//   - retry: Ready=False with ARM's code, requeued after
+//     Config.RetryBackoff (doubling per consecutive failure).
+//   - world-change and name-taken: Ready=False and ActionRequired=True,
+//     requeued slowly (Config.WorldBackoff, Config.NameTakenBackoff).
+//
+// A Warning Event is recorded once per distinct (reason, message): not on
+// every retry. Errors that are neither ARM answers nor the reconciler's own
+// (the apiserver, a connection) are returned for controller-runtime's
+// backoff.
 func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.Result, error) {
 	var te *terminalError
-	var ae *arm.Error
-	if h := hooksFor(r.gvk()).ClassifyError; h != nil && !errors.As(err, &te) {
+	var we *worldError
+	if h := hooksFor(r.gvk()).ClassifyError; h != nil && !errors.As(err, &te) && !errors.As(err, &we) {
 		if terminal, reason, ok := h(err); ok && terminal {
 			err = &terminalError{reason: reason, message: err.Error()}
 		} else if ok {
@@ -69,27 +92,150 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 	}
 	switch {
 	case errors.As(err, &te):
+		r.eventOnce(st, te.reason, te.message)
 		st.userMustAct(te.reason, te.message)
-		r.event(st, corev1.EventTypeWarning, te.reason, te.message)
-	case arm.IsTerminal(err) && errors.As(err, &ae):
-		msg := ae.Message
-		if ae.Target != "" {
-			msg += " (target " + ae.Target + ")"
-		}
-		st.userMustAct(ae.Code, "Azure refused the request; fix the spec: "+msg)
-		r.event(st, corev1.EventTypeWarning, ae.Code, msg)
+	case errors.As(err, &we):
+		return r.wait(ctx, st, err, arm.ClassWorldChange, we.reason, we.message, true, 0)
 	default:
-		st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
-		if werr := r.writeStatus(ctx, st); werr != nil {
-			log.FromContext(ctx).Error(werr, "write status")
+		c, ok := arm.Classify(err, arm.Call{Method: callMethod(err), AfterWrite: r.afterWrite(st)})
+		if !ok {
+			st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
+			if werr := r.writeStatus(ctx, st); werr != nil {
+				log.FromContext(ctx).Error(werr, "write status")
+			}
+			return reconcile.Result{}, err
 		}
-		return reconcile.Result{}, err
+		armErrors.WithLabelValues(metricCode(c), string(c.Class)).Inc()
+		if c.Class != arm.ClassObjectChange {
+			return r.retryARM(ctx, st, err, c)
+		}
+		r.eventOnce(st, c.Reason, c.Message)
+		st.userMustAct(c.Reason, c.Message)
 	}
 	if werr := r.writeStatus(ctx, st); werr != nil {
 		return reconcile.Result{}, step(stepStatus, werr)
 	}
 	return reconcile.Result{}, reconcile.TerminalError(err)
 }
+
+// retryARM applies a class other than object-change to an ARM error.
+func (r *Reconciler) retryARM(ctx context.Context, st *state, err error, c arm.Classification) (reconcile.Result, error) {
+	msg, mustAct := c.Message, c.Class != arm.ClassRetry
+	if c.Rule != nil && c.Rule.Token {
+		msg = st.arm.Name + ": " + msg
+	}
+	if c.Rule != nil && c.Rule.Register && r.Config.RegisterProviders {
+		msg, mustAct = r.registerProvider(ctx, st, strings.TrimSuffix(msg, " "+c.Rule.Hint))
+	}
+	return r.wait(ctx, st, err, c.Class, c.Reason, msg, mustAct, retryAfter(err))
+}
+
+// wait records a retried error and requeues after the class's backoff (at
+// least atLeast). mustAct marks an error the user must act on
+// (ActionRequired=True) though the operator keeps retrying.
+func (r *Reconciler) wait(ctx context.Context, st *state, err error, class arm.Class, reason, msg string, mustAct bool, atLeast time.Duration) (reconcile.Result, error) {
+	st.failed = true
+	r.eventOnce(st, reason, msg)
+	if mustAct {
+		st.userMustAct(reason, msg)
+	} else {
+		st.setCondition(false, reason, msg)
+	}
+	n := r.failures.count(st.obj.GetUID(), class)
+	var after time.Duration
+	switch class {
+	case arm.ClassRetry:
+		after = r.Config.RetryBackoff.After(n)
+	case arm.ClassNameTaken:
+		after = r.Config.NameTakenBackoff.After(n)
+	default:
+		after = r.Config.WorldBackoff.After(n)
+	}
+	after = max(after, atLeast)
+	if werr := r.writeStatus(ctx, st); werr != nil {
+		return reconcile.Result{}, step(stepStatus, werr)
+	}
+	log.FromContext(ctx).Info("retrying", "class", class, "reason", reason, "attempt", n, "after", after, "error", err.Error())
+	return reconcile.Result{RequeueAfter: after}, nil
+}
+
+// eventOnce records a Warning Event unless the Ready condition already
+// says the same (reason and message): one Event per distinct error, not
+// one per retry.
+func (r *Reconciler) eventOnce(st *state, reason, msg string) {
+	if c := meta.FindStatusCondition(conditions(st.obj), ConditionReady); c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && c.Message == msg {
+		return
+	}
+	r.event(st, corev1.EventTypeWarning, reason, msg)
+}
+
+// afterWrite reports whether ARM accepted a write of the object moments
+// ago: in this reconcile, or within Config.ReadAfterWrite.
+func (r *Reconciler) afterWrite(st *state) bool {
+	if st.wrote {
+		return true
+	}
+	t, ok := r.lastWrite.Load(st.obj.GetUID())
+	return ok && time.Since(t.(time.Time)) < r.Config.ReadAfterWrite
+}
+
+// wroteNow records that ARM accepted a write of the object.
+func (r *Reconciler) wroteNow(st *state) {
+	st.wrote = true
+	r.lastWrite.Store(st.obj.GetUID(), time.Now())
+}
+
+func retryAfter(err error) time.Duration {
+	var ae *arm.Error
+	if errors.As(err, &ae) {
+		return ae.RetryAfter
+	}
+	return 0
+}
+
+func metricCode(c arm.Classification) string {
+	if c.Code != "" {
+		return c.Code
+	}
+	return c.Reason
+}
+
+// callError carries the method of the ARM call an error answered.
+type callError struct {
+	method string
+	err    error
+}
+
+func (e *callError) Error() string { return e.err.Error() }
+func (e *callError) Unwrap() error { return e.err }
+
+func callMethod(err error) string {
+	var ce *callError
+	if errors.As(err, &ce) {
+		return ce.method
+	}
+	return ""
+}
+
+// failures counts each object's consecutive retried failures of one class.
+type failures struct{ m sync.Map } // UID → failure
+
+type failure struct {
+	class arm.Class
+	n     int
+}
+
+// count records one more failure and returns how many in a row.
+func (f *failures) count(uid types.UID, class arm.Class) int {
+	n := 1
+	if v, ok := f.m.Load(uid); ok && v.(failure).class == class {
+		n = v.(failure).n + 1
+	}
+	f.m.Store(uid, failure{class: class, n: n})
+	return n
+}
+
+func (f *failures) reset(uid types.UID) { f.m.Delete(uid) }
 
 func (r *Reconciler) event(st *state, typ, reason, msg string) {
 	if r.Recorder != nil {

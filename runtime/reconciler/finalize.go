@@ -42,7 +42,7 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	if id == "" {
 		return r.removeFinalizer(ctx, st) // never created
 	}
-	res, err := r.armCall(ctx, http.MethodDelete, id, nil)
+	res, err := r.armCall(ctx, st, http.MethodDelete, id, nil)
 	if err != nil {
 		return r.fail(ctx, st, step(stepDelete, err))
 	}

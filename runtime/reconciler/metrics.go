@@ -23,6 +23,9 @@ var (
 	driftCorrections = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "armature_drift_corrections_total", Help: "Times Azure was found to differ from spec and was corrected.",
 	})
+	armErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_arm_errors_total", Help: "ARM errors a reconcile ended on, by ARM error code and class of runtime/arm's error table (retry, object-change, world-change, name-taken).",
+	}, []string{"code", "class"})
 	inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "armature_inflight_operations", Help: "Long-running ARM operations this operator is polling.",
 	})
@@ -35,7 +38,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, inflight, observerPasses, observerRequeues)
+	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, inflight, observerPasses, observerRequeues)
 }
 
 func observeARM(verb string, err error) {

@@ -24,12 +24,13 @@ func (r *Reconciler) observe(ctx context.Context, st *state, id string, desired 
 func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desired map[string]any, read *arm.Result) (reconcile.Result, error) {
 	res, err := read, error(nil)
 	if res == nil || res.Body == nil {
-		res, err = r.armCall(ctx, http.MethodGet, id, nil)
+		res, err = r.armCall(ctx, st, http.MethodGet, id, nil)
 	}
 	if err != nil {
-		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy.CorrectsDrift() {
+		if arm.IsNotFound(err) && st.lastApplied() != "" && st.policy.CorrectsDrift() && !r.afterWrite(st) {
 			// Deleted outside the operator: forget it, the next reconcile
-			// creates it again.
+			// creates it again. (Right after a write, a 404 is ARM's
+			// read-after-write lag: fail retries it.)
 			base := st.obj.DeepCopy()
 			removeAnnotation(st.obj, AnnotationLastApplied)
 			removeAnnotation(st.obj, AnnotationOperation)
@@ -58,7 +59,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		}
 		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
 	}
-	r.statusGETs(ctx, id, res.Body)
+	r.statusGETs(ctx, st, id, res.Body)
 	if h := hooksFor(r.gvk()).Status; h != nil && res.Body != nil {
 		if err := h(st.obj, res.Body); err != nil {
 			return r.fail(ctx, st, step("Status hook", err))
@@ -92,7 +93,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 // statusGETs joins the Descriptor's extra status reads (e.g. a scale
 // set's instanceView) into the status body, under the field the generator
 // gave them. A failed read leaves the field out.
-func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]any) {
+func (r *Reconciler) statusGETs(ctx context.Context, st *state, id string, body map[string]any) {
 	if body == nil {
 		return
 	}
@@ -100,7 +101,7 @@ func (r *Reconciler) statusGETs(ctx context.Context, id string, body map[string]
 		if g.StatusField == "" {
 			continue
 		}
-		res, err := r.armCall(ctx, http.MethodGet, id+"/"+g.Name, nil)
+		res, err := r.armCall(ctx, st, http.MethodGet, id+"/"+g.Name, nil)
 		if err != nil || res.Body == nil {
 			continue
 		}

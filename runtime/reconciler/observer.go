@@ -26,14 +26,13 @@ import (
 // a collection the API cannot list keep their own GET every sync period.
 type observer struct {
 	r      *Reconciler
-	lister arm.Lister
 	events chan event.GenericEvent
 	// first is the delay of the first pass after the start.
 	first time.Duration
 }
 
-func newObserver(r *Reconciler, lister arm.Lister) *observer {
-	return &observer{r: r, lister: lister, events: make(chan event.GenericEvent, 1024), first: r.Config.FirstObservation}
+func newObserver(r *Reconciler) *observer {
+	return &observer{r: r, events: make(chan event.GenericEvent, 1024), first: r.Config.FirstObservation}
 }
 
 // collectionOf is the collection a resource id belongs to: the id without
@@ -67,8 +66,14 @@ func (o *observer) jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (1 + o.r.Config.Jitter*(2*rand.Float64()-1)))
 }
 
-// listKey is one LIST: a collection at an api-version.
-type listKey struct{ collection, apiVersion string }
+// listKey is one LIST: a collection at an api-version, with a credential.
+type listKey struct{ collection, apiVersion, credential string }
+
+// listGroup is what one LIST answers for.
+type listGroup struct {
+	lister arm.Lister
+	objs   []*unstructured.Unstructured
+}
 
 // pass lists every collection that holds settled objects once and
 // requeues the objects that changed.
@@ -80,7 +85,7 @@ func (o *observer) pass(ctx context.Context) {
 		logger.Error(err, "drift observer: list custom resources")
 		return
 	}
-	groups := map[listKey][]*unstructured.Unstructured{}
+	groups := map[listKey]*listGroup{}
 	for i := range list.Items {
 		obj := &list.Items[i]
 		id := observedID(obj)
@@ -90,27 +95,38 @@ func (o *observer) pass(ctx context.Context) {
 		if !o.r.listed(id) {
 			continue
 		}
-		k := listKey{collection: collectionOf(id), apiVersion: o.r.reconcilerFor(obj).Desc.APIVersion}
-		groups[k] = append(groups[k], obj)
+		b, err := o.r.binding(ctx, obj)
+		lister, ok := b.Client.(arm.Lister)
+		if err != nil || !ok {
+			continue // its credential is broken: its own reconciles say so
+		}
+		k := listKey{collection: collectionOf(id), apiVersion: o.r.reconcilerFor(obj).Desc.APIVersion, credential: b.Name}
+		g := groups[k]
+		if g == nil {
+			g = &listGroup{lister: lister}
+			groups[k] = g
+		}
+		g.objs = append(g.objs, obj)
 	}
 	observerPasses.WithLabelValues(o.r.Desc.Kind).Inc()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
-	for k, objs := range groups {
+	for k, g := range groups {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			o.observe(ctx, k, objs)
+			o.observe(ctx, k, g)
 		}()
 	}
 	wg.Wait()
 }
 
 // observe lists one collection and requeues the objects that changed.
-func (o *observer) observe(ctx context.Context, k listKey, objs []*unstructured.Unstructured) {
+func (o *observer) observe(ctx context.Context, k listKey, g *listGroup) {
+	objs := g.objs
 	live := map[string]map[string]any{}
-	err := o.lister.List(arm.WithPriority(ctx, arm.PriorityLow), k.collection, k.apiVersion, func(items []map[string]any) error {
+	err := g.lister.List(arm.WithPriority(ctx, arm.PriorityLow), k.collection, k.apiVersion, func(items []map[string]any) error {
 		for _, it := range items {
 			if id, _ := it["id"].(string); id != "" {
 				live[strings.ToLower(id)] = it

@@ -27,8 +27,12 @@ import (
 type Reconciler struct {
 	// Client reads and writes custom resources.
 	Client client.Client
-	// ARM talks to Azure.
+	// ARM talks to Azure with the default credential.
 	ARM arm.Client
+	// Credentials, when set, picks each object's credential (a credential
+	// Secret of its namespace, or the default). Nil: ARM and
+	// Config.SubscriptionID for every object.
+	Credentials *Credentials
 	// Desc describes the kind.
 	Desc *descriptor.Descriptor
 	// OwnerVersion is the served version of the owner kind, when the owner
@@ -59,11 +63,19 @@ type Reconciler struct {
 	// listable collection is observed by the drift observer's LIST, not by
 	// its own GET.
 	lists []descriptor.Template
+	// failures counts consecutive retried errors per object (backoff).
+	failures *failures
+	// lastWrite holds, per object UID, when ARM last accepted a write of
+	// it (time.Time): a 404 soon after is read-after-write lag.
+	lastWrite sync.Map
+	// providers remembers provider registrations asked for (shared by the
+	// kinds SetupAll builds).
+	providers *registrations
 }
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default()}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, providers: &registrations{}}
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
 			r.lists = append(r.lists, descriptor.ParseTemplate(p))
@@ -128,10 +140,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	st := newState(obj)
 	st.forced = forced(ctx)
 	defer r.remember(st)
+	defer r.settle(st)
 	if st.policyErr != nil {
 		// Nothing is sent to ARM and the finalizer stays as it is, also on
 		// delete: an unknown policy never means manage.
 		return r.fail(ctx, st, terminal(ReasonUnknownPolicy, st.policyErr.Error()+"; nothing is sent to Azure until it is fixed"))
+	}
+	var err error
+	if st.arm, err = r.binding(ctx, obj); err != nil {
+		return r.fail(ctx, st, err)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, st)
@@ -140,6 +157,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return r.fail(ctx, st, step(stepOwner, err))
 	}
+	st.id = id
 	if waiting != "" {
 		// An owner that exists and is on its way needs no status write for a
 		// fresh object: the owner's watch requeues it. A missing owner, or a
@@ -185,11 +203,11 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 		}
 		st.owner, ownerID = o, scope
 	}
-	if id, ok := resolveID(r.Desc, st.obj, ownerID, r.Config.SubscriptionID); ok {
+	if id, ok := resolveID(r.Desc, st.obj, ownerID, st.arm.SubscriptionID); ok {
 		return id, "", nil
 	}
 	if strings.EqualFold(r.Desc.OwnerARMType, descriptor.SubscriptionType) {
-		return "", "", terminal("NoSubscription", "the operator has no subscription id (--subscription-id or AZURE_SUBSCRIPTION_ID) for "+r.Desc.Kind)
+		return "", "", terminal("NoSubscription", "no subscription id for "+r.Desc.Kind+": the credential ("+st.arm.Name+") names none (--subscription-id or AZURE_SUBSCRIPTION_ID for the default, subscriptionId in a credential Secret)")
 	}
 	return "", "", terminal("OwnerRequired", fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(r.Desc)))
 }
@@ -275,6 +293,18 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 	return false, nil
 }
 
+// settle forgets an object's consecutive failures when its reconcile did
+// not end on a retried error, and its last write once it is gone.
+func (r *Reconciler) settle(st *state) {
+	uid := st.obj.GetUID()
+	if !st.failed {
+		r.failures.reset(uid)
+	}
+	if !st.obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(st.obj, Finalizer) {
+		r.lastWrite.Delete(uid)
+	}
+}
+
 // remember records the resourceVersion of the reconciler's last write to
 // obj (when the reconcile wrote it), and forgets objects that are gone.
 func (r *Reconciler) remember(st *state) {
@@ -290,22 +320,39 @@ func (r *Reconciler) remember(st *state) {
 	}
 }
 
-// armCall sends one request and counts it.
-func (r *Reconciler) armCall(ctx context.Context, verb, id string, payload []byte) (*arm.Result, error) {
+// binding returns the object's credential: its client and subscription.
+func (r *Reconciler) binding(ctx context.Context, obj *unstructured.Unstructured) (Binding, error) {
+	if r.Credentials == nil {
+		return Binding{Client: r.ARM, SubscriptionID: r.Config.SubscriptionID, Name: "default"}, nil
+	}
+	b, err := r.Credentials.For(ctx, obj)
+	if err == nil && b.SubscriptionID == "" {
+		b.SubscriptionID = r.Config.SubscriptionID
+	}
+	return b, err
+}
+
+// armCall sends one request with the object's credential and counts it.
+// Its ARM errors carry the method (callError), which the error table reads.
+func (r *Reconciler) armCall(ctx context.Context, st *state, verb, id string, payload []byte) (*arm.Result, error) {
 	var res *arm.Result
 	var err error
+	c := st.arm.Client
 	switch verb {
 	case http.MethodGet:
-		res, err = r.ARM.Get(ctx, id, r.Desc.APIVersion)
+		res, err = c.Get(ctx, id, r.Desc.APIVersion)
 	case http.MethodPut:
-		res, err = r.ARM.Put(ctx, id, r.Desc.APIVersion, payload)
+		res, err = c.Put(ctx, id, r.Desc.APIVersion, payload)
 	case http.MethodPatch:
-		res, err = r.ARM.Patch(ctx, id, r.Desc.APIVersion, payload)
+		res, err = c.Patch(ctx, id, r.Desc.APIVersion, payload)
 	case http.MethodDelete:
-		res, err = r.ARM.Delete(ctx, id, r.Desc.APIVersion)
+		res, err = c.Delete(ctx, id, r.Desc.APIVersion)
 	}
 	observeARM(verb, err)
-	return res, err
+	if err != nil {
+		return res, &callError{method: verb, err: err}
+	}
+	return res, nil
 }
 
 // syncPeriod is the jittered period of the object.

@@ -31,7 +31,12 @@ const ownerIndex = "spec.owner.name"
 // through an index there.
 // Descriptors whose owner is another generated kind get a watch on it, so
 // an owner turning Ready requeues exactly its children.
-func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config) error {
+func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config, opts ...SetupOption) error {
+	var o setupOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	providers := &registrations{}
 	// A kind served in several versions gets one controller, on its storage
 	// version; the other versions' reconcilers are reached through it.
 	storage := map[schema.GroupKind]*descriptor.Descriptor{}
@@ -50,6 +55,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
+		r.Credentials, r.providers = o.credentials, providers
 		return r
 	}
 	main := map[schema.GroupKind]*Reconciler{}
@@ -80,6 +86,21 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 	return nil
 }
 
+// SetupOption adds to SetupAll what its arguments do not say.
+type SetupOption func(*setupOptions)
+
+type setupOptions struct {
+	credentials *Credentials
+}
+
+// WithCredentials makes every reconciler pick each object's credential
+// (and subscription) with c: a credential Secret in the object's namespace,
+// else c's default. Without it, every object uses the arm.Client SetupAll
+// is given and Config.SubscriptionID.
+func WithCredentials(c *Credentials) SetupOption {
+	return func(o *setupOptions) { o.credentials = c }
+}
+
 // SetupWithManager registers the reconciler's controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	obj := &unstructured.Unstructured{}
@@ -106,8 +127,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		owner.SetGroupVersionKind(r.ownerGVK())
 		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.children), builderOwnerPredicates())
 	}
-	if lister, ok := r.ARM.(arm.Lister); ok && r.hasLists() {
-		o := newObserver(r, lister)
+	if r.hasLists() {
+		o := newObserver(r)
 		if err := mgr.Add(o); err != nil {
 			return err
 		}

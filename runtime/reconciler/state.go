@@ -47,9 +47,20 @@ type state struct {
 	cond        *metav1.Condition
 	// mustAct marks cond as something only the user can fix.
 	mustAct bool
-	body    map[string]any // GET body for status, if read
-	plan    map[string]any // status.reconcilePlan, under the plan policy
-	lastOp  string         // status.lastOperation to write, if it changed
+	// arm is the client and subscription of the object's credential.
+	arm Binding
+	// id is the resource's ARM id, once resolved.
+	id string
+	// wrote is set when ARM accepted a write (or an operation ended) in
+	// this reconcile: a 404 on the GET that follows is ARM's
+	// read-after-write lag.
+	wrote bool
+	// failed is set when the reconcile ended on an error the reconciler
+	// retries itself (a classified one): its backoff counts on.
+	failed bool
+	body   map[string]any // GET body for status, if read
+	plan   map[string]any // status.reconcilePlan, under the plan policy
+	lastOp string         // status.lastOperation to write, if it changed
 	// forced is set when the drift observer asked for a GET.
 	forced bool
 }
@@ -241,3 +252,11 @@ type terminalError struct{ reason, message string }
 func (e *terminalError) Error() string { return e.reason + ": " + e.message }
 
 func terminal(reason, message string) error { return &terminalError{reason: reason, message: message} }
+
+// worldError is a problem a change outside the object cures (a Secret
+// created or fixed): retried slowly, like ARM's world-change errors.
+type worldError struct{ reason, message string }
+
+func (e *worldError) Error() string { return e.reason + ": " + e.message }
+
+func waitWorld(reason, message string) error { return &worldError{reason: reason, message: message} }

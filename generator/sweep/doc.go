@@ -1,0 +1,53 @@
+// Package sweep runs the whole generator over a tree of ARM swagger, one
+// provider folder at a time, and measures how much of it armature covers:
+// `armature sweep` and `make sweep` (docs/sweep.md, docs/coverage.md).
+//
+// # Folders
+//
+// Discover finds every `specification/…/resource-manager/<Namespace>[/<sub>]/stable/<version>`
+// below the spec root and keeps the newest api-version of each provider
+// folder (all of them with Options.AllVersions). The swagger documents
+// directly in the folder are the input; documents they reference (common
+// types, sub-folders) are read through them. Preview and data-plane folders
+// are not swept.
+//
+// # Per folder
+//
+// A worker (Options.Jobs of them) takes one folder at a time through
+// generator.Generate — load, tree, classify, model, emit with
+// controller-tools — into its own folder of one temporary Go module, then
+// checks every x-ms-examples PUT body against the CRDs it wrote with the
+// offline validator (generator.CheckExamples). The worker keeps only the
+// Record: the analysis, the model and the validators are dropped before it
+// takes the next folder, so memory is bounded by the Jobs largest folders.
+// A panic is recovered and becomes the folder's problem, located at the
+// first frame outside the Go runtime; the sweep goes on.
+//
+// # The temporary module and the build
+//
+// The generated packages import the armature module (runtime/descriptor…).
+// The temporary module requires it with `replace github.com/armature-dev/armature => <root>`,
+// and copies its go.mod requirements and go.sum so the dependency versions
+// are the same; ModuleRoot finds <root> (flag, working directory, the
+// source path recorded in the binary, the module cache). After every folder
+// is done, one `go build ./...` compiles all the generated packages; each
+// compile error is attributed to its folder by the package path and becomes
+// a problem there.
+//
+// # Clean
+//
+// A folder is clean when it has no Problem and every path that did not
+// become a kind was skipped with a category: one of tree.SkipCategories, or
+// CategoryFailed for a resource whose failure is already one of the
+// folder's problems. The closed list is documented in package tree and
+// docs/sweep.md. Rejected examples do not make a folder unclean; they are
+// the second ratio.
+//
+// # Causes
+//
+// A Problem keeps the generator's message and its location (file.json#/pointer
+// for the swagger, file:line for the build) and adds a cause: the message
+// with names, quoted values, locations and numbers replaced by
+// placeholders, so that one generator fault met in fifty providers is one
+// line of the scoreboard.
+package sweep

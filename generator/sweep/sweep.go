@@ -1,0 +1,392 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gobuffalo/flect"
+
+	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+// Options configure Run.
+type Options struct {
+	// Root is the spec root, the folder that holds specification/. Required.
+	Root string
+	// AllVersions sweeps every stable api-version of a provider folder
+	// instead of the newest only. Defaults to false.
+	AllVersions bool
+	// Jobs is how many folders are processed at once. Defaults to
+	// runtime.GOMAXPROCS(0).
+	Jobs int
+	// ModuleRoot is the armature module the generated code is compiled
+	// against (see ModuleRoot). Required.
+	ModuleRoot string
+	// WorkDir is where the temporary module is made. Defaults to
+	// os.TempDir(). The module is removed at the end unless Keep is set.
+	WorkDir string
+	// Keep leaves the temporary module in place (Result.Module names it).
+	// Defaults to false.
+	Keep bool
+	// NoBuild skips the `go build` of the generated code (the folders'
+	// Build is then BuildSkipped). Defaults to false: the code is compiled.
+	NoBuild bool
+	// Domain is the API group suffix. Defaults to the generator's.
+	Domain string
+	// Events, when set, is told when a folder starts and ends and when the
+	// build starts and ends. Calls are serialised.
+	Events func(Event)
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// Event kinds.
+const (
+	FolderStarted EventKind = iota
+	FolderDone
+	BuildStarted
+	BuildDone
+)
+
+// Event is a step of the sweep.
+type Event struct {
+	Kind EventKind
+	// Folder is the folder concerned (FolderStarted, FolderDone).
+	Folder Folder
+	// Record is the folder's record (FolderDone).
+	Record *Record
+	// Done and Total count folders.
+	Done, Total int
+}
+
+// Result is a finished sweep.
+type Result struct {
+	// Records are sorted by folder.
+	Records []Record
+	Summary Summary
+	// Module is the temporary module (removed unless Options.Keep).
+	Module string
+}
+
+// buildPending marks a folder whose output waits for the build.
+const buildPending = "pending"
+
+// Run sweeps every folder below Options.Root. A folder's problems, panics
+// included, go into its record; Run itself fails only when the sweep
+// cannot run (no folders, no temporary module, the go command unusable).
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	if opts.Root == "" || opts.ModuleRoot == "" {
+		return nil, errors.New("sweep: Root and ModuleRoot are required")
+	}
+	folders, err := Discover(opts.Root, opts.AllVersions)
+	if err != nil {
+		return nil, err
+	}
+	if len(folders) == 0 {
+		return nil, fmt.Errorf("sweep: no stable api-version folder below %s", filepath.Join(opts.Root, "specification"))
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	module, err := os.MkdirTemp(opts.WorkDir, "armature-sweep-")
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Keep {
+		defer os.RemoveAll(module)
+	}
+	if err := writeModule(module, opts.ModuleRoot); err != nil {
+		return nil, fmt.Errorf("sweep: temporary module: %w", err)
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, len(folders))
+
+	var mu sync.Mutex
+	emit := func(e Event) {
+		if opts.Events != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			opts.Events(e)
+		}
+	}
+	records := make([]Record, len(folders))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	done := 0
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f := folders[i]
+				emit(Event{Kind: FolderStarted, Folder: f, Total: len(folders)})
+				records[i] = processFolder(f, root, filepath.Join(module, outName(i, f)), opts.Domain)
+				mu.Lock()
+				done++
+				n := done
+				mu.Unlock()
+				emit(Event{Kind: FolderDone, Folder: f, Record: &records[i], Done: n, Total: len(folders)})
+			}
+		}()
+	}
+feed:
+	for i := range folders {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Module: module}
+	var buildErr error
+	var buildTime time.Duration
+	if opts.NoBuild {
+		for i := range records {
+			if records[i].Build == buildPending {
+				records[i].Build = BuildSkipped
+			}
+		}
+	} else {
+		emit(Event{Kind: BuildStarted, Total: len(folders)})
+		t0 := time.Now()
+		var fails []buildFailure
+		fails, buildErr = build(ctx, module)
+		buildTime = time.Since(t0)
+		attribute(records, fails)
+		emit(Event{Kind: BuildDone, Total: len(folders)})
+	}
+	res.Records = records
+	res.Summary = Summarise(records)
+	res.Summary.Stages.Build = buildTime
+	if buildErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res.Summary.Build = "FAILED"
+		res.Summary.BuildError = buildErr.Error()
+	}
+	res.Summary.Jobs = jobs
+	res.Summary.Wall = time.Since(start)
+	res.Summary.PeakRSS = peakRSS()
+	return res, nil
+}
+
+// maxBuildProblems caps the compile errors kept per folder.
+const maxBuildProblems = 20
+
+// attribute marks the folders the build failures belong to, and the others
+// that were built as ok.
+func attribute(records []Record, fails []buildFailure) {
+	byOut := map[string]*Record{}
+	for i := range records {
+		byOut[filepath.Base(records[i].Out)] = &records[i]
+	}
+	for _, f := range fails {
+		r := byOut[f.out]
+		if r == nil {
+			continue
+		}
+		r.Build = BuildFailed
+		if len(r.Problems) >= maxBuildProblems {
+			continue
+		}
+		where, msg := strings.TrimPrefix(f.line, f.out+"/"), ""
+		if i := strings.Index(where, ": "); i >= 0 {
+			where, msg = where[:i], where[i+2:]
+		}
+		r.Problems = append(r.Problems, Problem{Stage: StageBuild, Where: where, Message: msg, Cause: Cause(msg)})
+	}
+	for i := range records {
+		if records[i].Build == buildPending {
+			records[i].Build = BuildOK
+		}
+	}
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)
+
+// outName is the folder of the temporary module for folder i: a valid,
+// unique import path element.
+func outName(i int, f Folder) string {
+	s := unsafeChars.ReplaceAllString(strings.ToLower(f.Name+"_"+f.APIVersion), "_")
+	if len(s) > 60 {
+		s = s[len(s)-60:]
+	}
+	return fmt.Sprintf("f%03d_%s", i, strings.Trim(s, "_"))
+}
+
+// generate is generator.Generate; tests replace it to make a folder panic.
+var generate = generator.Generate
+
+// processFolder runs the generator over one folder, writing into out, and
+// checks the examples. Everything it loads is dropped when it returns; a
+// panic becomes a problem of the folder.
+func processFolder(f Folder, root, out, domain string) (rec Record) {
+	start := time.Now()
+	rec = Record{Folder: f, Out: out, Build: BuildNone}
+	defer func() { rec.Duration = time.Since(start) }()
+	defer func() {
+		if v := recover(); v != nil {
+			rec.Problems = append(rec.Problems, panicProblem(v))
+			rec.Build = BuildNone
+			_ = os.RemoveAll(out)
+		}
+	}()
+	if len(f.Files) == 0 {
+		rec.Problems = append(rec.Problems, Problem{Stage: StageFolder, Where: f.Dir, Message: "no swagger document in the folder", Cause: "no swagger document in the folder"})
+		return rec
+	}
+	opts := generator.Options{SpecRoot: root, Files: f.Files, Domain: domain, OutDir: out}
+	res, err := generate(opts)
+	if err != nil {
+		_ = os.RemoveAll(out)
+		// Analyse again to tell a file that cannot be read (nothing to
+		// generate) from a failure of emit, and to count what was found.
+		a, aerr := analyzeSafely(opts)
+		if aerr != nil {
+			rec.Problems = append(rec.Problems, problemOf(StageLoad, aerr))
+			return rec
+		}
+		p := problemOf(StageEmit, err)
+		if p.Where == "" {
+			p.Where = locate(a, p.Message)
+		}
+		rec.Problems = append(rec.Problems, p)
+		rec.fromAnalysis(a)
+		rec.Kinds = 0 // modelled, but nothing was written
+		return rec
+	}
+	rec.fromAnalysis(res.Analysis)
+	t := res.Timings
+	rec.Stages.ControllerTools = t.Emit.ControllerTools
+	rec.Stages.Emit = max(0, time.Since(start)-t.Load-t.Tree-t.Classify-t.Model-t.Emit.ControllerTools)
+	if res.Emit.Written > 0 || rec.Kinds > 0 {
+		rec.Build = buildPending
+	}
+	rec.LargestCRD, rec.LargestCRDFile = largestFile(filepath.Join(out, "crds"))
+
+	t0 := time.Now()
+	rep, err := generator.CheckExamples(res.Analysis, filepath.Join(out, "crds"))
+	if err != nil {
+		rec.Problems = append(rec.Problems, problemOf(StageExamples, err))
+	} else {
+		for _, x := range rep.Results {
+			rec.Examples++
+			if x.OK() {
+				rec.Accepted++
+				continue
+			}
+			why := x.Err
+			if why == "" {
+				why = x.Result.String()
+			}
+			rec.Rejected = append(rec.Rejected, Rejected{Kind: x.Kind, Title: x.Title, File: x.File, Why: why})
+		}
+	}
+	rec.Stages.Examples = time.Since(t0)
+	return rec
+}
+
+// fromAnalysis fills kinds, skips, analysis problems and the analysis
+// timings.
+func (rec *Record) fromAnalysis(a *generator.Analysis) {
+	for _, p := range a.Packages() {
+		rec.Kinds += len(p.Kinds)
+	}
+	failed := map[string]bool{}
+	for _, err := range a.Errors {
+		msg := err.Error()
+		failed[msg] = true
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			failed[rest] = true
+		}
+		p := problemOf(StageAnalysis, err)
+		if p.Where == "" {
+			p.Where = locate(a, p.Message)
+		}
+		rec.Problems = append(rec.Problems, p)
+	}
+	for _, s := range a.Skipped {
+		rec.Skipped = append(rec.Skipped, skipOf(s, failed))
+	}
+	for _, o := range append([]*generator.Analysis{a}, a.Older...) {
+		rec.Stages.Load += o.Timings.Load
+		rec.Stages.Tree += o.Timings.Tree
+		rec.Stages.Classify += o.Timings.Classify
+		rec.Stages.Model += o.Timings.Model
+	}
+}
+
+var crdFile = regexp.MustCompile(`\b[a-z0-9.-]+_[a-z0-9]+\.yaml\b`)
+
+// locate finds the swagger location of a message without one: the PUT of
+// the resource whose ARM type starts the message, or of the kind whose CRD
+// file it names.
+func locate(a *generator.Analysis, msg string) string {
+	at := func(r *tree.Resource) string {
+		return load.Origin{File: r.File}.Child("paths", r.Path, "put").String()
+	}
+	if armType, _, ok := strings.Cut(msg, ": "); ok && a.Tree != nil {
+		if r := a.Tree.Resource(armType); r != nil {
+			return at(r)
+		}
+	}
+	if name := crdFile.FindString(msg); name != "" {
+		for _, p := range a.Packages() {
+			for _, k := range p.Kinds {
+				if name == p.Group+"_"+flect.Pluralize(strings.ToLower(k.Name))+".yaml" {
+					return at(k.Resource)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// analyzeSafely is generator.Analyze with a panic turned into an error.
+func analyzeSafely(opts generator.Options) (a *generator.Analysis, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			a, err = nil, fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return generator.Analyze(opts)
+}
+
+// largestFile returns the size and name of the largest file in dir.
+func largestFile(dir string) (int, string) {
+	best, name := 0, ""
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && int(info.Size()) > best {
+			best, name = int(info.Size()), d.Name()
+		}
+		return nil
+	})
+	return best, name
+}

@@ -1,0 +1,294 @@
+package arm
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Class is what the reconciler does about an ARM error.
+type Class string
+
+// The classes. Their values are the class label of the
+// armature_arm_errors_total metric.
+const (
+	// ClassRetry is a transient error: retried with backoff (429, 5xx, an
+	// operation in progress, ARM's read-after-write lag, a parent created
+	// in parallel).
+	ClassRetry Class = "retry"
+	// ClassObjectChange is a request Azure refuses as it is: nothing is
+	// retried until the custom resource changes (a terminal error).
+	ClassObjectChange Class = "object-change"
+	// ClassWorldChange needs something outside the custom resource to change
+	// (a role assignment, a provider registration, a credential): retried
+	// slowly.
+	ClassWorldChange Class = "world-change"
+	// ClassNameTaken is a name Azure already gives to another resource
+	// (another subscription's account, a soft-deleted vault): the condition
+	// says how to recover; retried slowly, since purging or deleting the
+	// other resource frees the name without a change of the object.
+	ClassNameTaken Class = "name-taken"
+)
+
+// Classes lists the classes in the order docs/errors.md shows them.
+var Classes = []Class{ClassRetry, ClassObjectChange, ClassWorldChange, ClassNameTaken}
+
+// Call describes the request an error answered, for the rows that depend on
+// it.
+type Call struct {
+	// Method is the HTTP method ("" when unknown).
+	Method string
+	// AfterWrite is set for a read of a resource that ARM accepted a write
+	// of moments ago (the same reconcile, or within the reconciler's
+	// read-after-write window).
+	AfterWrite bool
+}
+
+// Match selects errors. Empty fields match anything; a Rule matches when
+// every set field does.
+type Match struct {
+	// Status is an HTTP status ("409") or a class of them ("5xx", "4xx").
+	Status string
+	// Code is ARM's error code, compared case-insensitively and without
+	// spaces ("Subscription Not Registered" is SubscriptionNotRegistered).
+	Code string
+	// MessageContains is a text ARM's message must contain
+	// (case-insensitive).
+	MessageContains string
+	// Method is the request's HTTP method.
+	Method string
+	// AfterWrite matches only a read right after an accepted write.
+	AfterWrite bool
+	// Token matches the failure to get a token from the credential (no ARM
+	// answer at all: Azure AD refused the client's secret or assertion).
+	Token bool
+}
+
+// Rule is one row of the error table.
+type Rule struct {
+	Match
+	// Class is what to do.
+	Class Class
+	// Reason, when set, replaces ARM's code as the condition reason (for
+	// rows without an ARM code: token failures, answers without a body).
+	Reason string
+	// Hint is appended to ARM's message in the condition: how to recover.
+	Hint string
+	// Register marks the row whose error a provider registration cures
+	// (the operator's --register-providers).
+	Register bool
+	// Source is where the row's behaviour comes from: ARM's documentation
+	// of the code, or a recording.
+	Source string
+}
+
+// Sources of the rows.
+const (
+	srcCommon     = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors"
+	srcRegister   = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/error-register-resource-provider"
+	srcQuota      = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/error-resource-quota"
+	srcSku        = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/error-sku-not-available"
+	srcStorage    = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/error-storage-account-name"
+	srcStorageRP  = "https://learn.microsoft.com/en-us/rest/api/storagerp/srp_error_codes_common"
+	srcKeyVault   = "https://learn.microsoft.com/en-us/azure/key-vault/general/common-error-codes"
+	srcKVRecovery = "https://learn.microsoft.com/en-us/azure/key-vault/general/key-vault-recovery"
+	srcThrottling = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/management/request-limits-and-throttling"
+	srcRetryOn    = "https://learn.microsoft.com/en-us/azure/azure-resource-manager/bicep/bicep-retryon"
+	srcAzcore     = "https://pkg.go.dev/github.com/Azure/azure-sdk-for-go/sdk/azcore/policy#RetryOptions"
+	srcAzidentity = "https://pkg.go.dev/github.com/Azure/azure-sdk-for-go/sdk/azidentity#AuthenticationFailedError"
+	srcRecordedRG = "recording ../shared/recordings/Test_NewResourceGroup_Error.yaml (400 LocationNotAvailableForResourceGroup)"
+	srcIssue      = "issue 17 (no ARM page documents this code; its name says it is transient)"
+)
+
+const (
+	hintNameTaken  = "The name is used by another resource (maybe in another subscription): choose another spec.azureName."
+	hintSoftDelete = "A soft-deleted key vault has this name: recover it (spec.properties.createMode: recover) or purge it (az keyvault purge --name <name>), or choose another spec.azureName; the operator retries."
+	hintVault      = "The vault name is taken, maybe by a soft-deleted vault (az keyvault list-deleted): recover it (spec.properties.createMode: recover), purge it (az keyvault purge --name <name>), or choose another spec.azureName; the operator retries."
+	hintRegister   = "Register the resource provider (az provider register --namespace <namespace>), or run the operator with --register-providers; the operator retries."
+	hintAccess     = "Grant the operator's identity a role on the scope (or fix the credential); the operator retries."
+	hintCredential = "Fix the credential (its Secret, or the operator's identity); the operator retries."
+)
+
+// Rules is the error table, first match wins. docs/errors.md is generated
+// from it (go test ./runtime/arm -run TestErrorsDoc -update) and a test
+// fails when the two differ. An ARM answer no row matches is retried when
+// it is 408, 429 or 5xx and waits for a change of the object otherwise;
+// errors that are not ARM answers (connection failures) are not classified.
+var Rules = []Rule{
+	// No ARM answer: the credential could not get a token.
+	{Match: Match{Token: true}, Class: ClassWorldChange, Reason: "CredentialRejected", Hint: hintCredential, Source: srcAzidentity},
+	// ARM's read-after-write lag: before any 404 row.
+	{Match: Match{Status: "404", Method: http.MethodGet, AfterWrite: true}, Class: ClassRetry, Reason: "NotFound", Source: srcRetryOn},
+
+	// Name taken. Before the conflict rows: these are 409s too.
+	{Match: Match{Code: "StorageAccountAlreadyTaken"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcStorage},
+	{Match: Match{Code: "StorageAccountAlreadyExists"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
+	{Match: Match{Code: "StorageAccountInAnotherResourceGroup"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
+	{Match: Match{Code: "VaultAlreadyExists"}, Class: ClassNameTaken, Hint: hintVault, Source: srcKeyVault},
+	{Match: Match{Code: "ConflictError", MessageContains: "soft deleted"}, Class: ClassNameTaken, Hint: hintSoftDelete, Source: srcKVRecovery},
+	{Match: Match{Code: "DnsRecordInUse"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
+
+	// World change: access, registration, credentials, capacity.
+	{Match: Match{Code: "MissingSubscriptionRegistration"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcRegister},
+	{Match: Match{Code: "MissingRegistrationForResourceProvider"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcRegister},
+	{Match: Match{Code: "SubscriptionNotRegistered"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcCommon},
+	{Match: Match{Code: "InvalidSubscriptionRegistrationState"}, Class: ClassWorldChange, Hint: hintRegister, Register: true, Source: srcCommon},
+	{Match: Match{Code: "MissingRegistrationForLocation"}, Class: ClassWorldChange, Source: srcCommon},
+	{Match: Match{Code: "AuthorizationFailed"}, Class: ClassWorldChange, Hint: hintAccess, Source: srcCommon},
+	{Match: Match{Code: "LinkedAuthorizationFailed"}, Class: ClassWorldChange, Hint: hintAccess, Source: srcCommon},
+	{Match: Match{Code: "InvalidAuthenticationTokenTenant"}, Class: ClassWorldChange, Hint: hintCredential, Source: srcCommon},
+	{Match: Match{Code: "SubscriptionNotFound"}, Class: ClassWorldChange, Source: srcCommon},
+	{Match: Match{Code: "AllocationFailed"}, Class: ClassWorldChange, Source: srcCommon},
+
+	// Retry with backoff.
+	{Match: Match{Code: "AnotherOperationInProgress"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "Conflict", Status: "409"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "ConflictError"}, Class: ClassRetry, Source: srcKeyVault},
+	{Match: Match{Code: "StorageAccountBeingCreated"}, Class: ClassRetry, Source: srcStorageRP},
+	{Match: Match{Code: "DeploymentActiveAndUneditable"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "ResourceGroupBeingDeleted"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "RetryableError"}, Class: ClassRetry, Source: srcIssue},
+	// A parent created in parallel (an owner given by armId): ARM's
+	// advice is to order the deployment; the doubling backoff waits.
+	{Match: Match{Code: "ResourceGroupNotFound"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "ParentResourceNotFound"}, Class: ClassRetry, Source: srcCommon},
+	{Match: Match{Code: "SubscriptionRequestsThrottled"}, Class: ClassRetry, Source: srcCommon},
+
+	// Wait for a change of the object.
+	{Match: Match{Code: "OperationNotAllowed", MessageContains: "quota"}, Class: ClassObjectChange, Source: srcQuota},
+	{Match: Match{Code: "ResourceQuotaExceeded"}, Class: ClassObjectChange, Source: srcQuota},
+	{Match: Match{Code: "QuotaExceeded"}, Class: ClassObjectChange, Source: srcQuota},
+	{Match: Match{Code: "OperationNotAllowed"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "SkuNotAvailable"}, Class: ClassObjectChange, Source: srcSku},
+	{Match: Match{Code: "InvalidResourceLocation"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "LocationNotAvailableForResourceGroup"}, Class: ClassObjectChange, Source: srcRecordedRG},
+	{Match: Match{Code: "InvalidParameter"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "BadRequest"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "InvalidRequestContent"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "PropertyChangeNotAllowed"}, Class: ClassObjectChange, Source: srcCommon},
+	{Match: Match{Code: "RequestDisallowedByPolicy"}, Class: ClassObjectChange, Source: srcCommon},
+
+	// By status, for the codes above none names.
+	{Match: Match{Status: "401"}, Class: ClassWorldChange, Reason: "AuthenticationFailed", Hint: hintCredential, Source: srcStorageRP},
+	{Match: Match{Status: "403"}, Class: ClassWorldChange, Reason: "Forbidden", Hint: hintAccess, Source: srcCommon},
+	{Match: Match{Status: "429"}, Class: ClassRetry, Reason: "TooManyRequests", Source: srcThrottling},
+	{Match: Match{Status: "5xx"}, Class: ClassRetry, Reason: "InternalServerError", Source: srcCommon},
+	{Match: Match{Status: "408"}, Class: ClassRetry, Reason: "RequestTimeout", Source: srcAzcore},
+	{Match: Match{Status: "404"}, Class: ClassRetry, Reason: "NotFound", Source: srcCommon},
+	{Match: Match{Status: "4xx"}, Class: ClassObjectChange, Reason: "BadRequest", Source: srcCommon},
+}
+
+// Classification is an error's row and what the condition says.
+type Classification struct {
+	Class Class
+	// Reason is the condition reason: ARM's code (made a valid condition
+	// reason), else the row's Reason.
+	Reason string
+	// Code is ARM's error code as sent ("" without one).
+	Code string
+	// Message is ARM's message, then the row's hint.
+	Message string
+	// Rule is the row that matched; nil for the fallback of an answer no
+	// row matches.
+	Rule *Rule
+}
+
+// Classify finds the row of err, an error from a Client (it unwraps). ok is
+// false for errors that are neither ARM answers nor token failures.
+func Classify(err error, call Call) (c Classification, ok bool) {
+	var ae *Error
+	var te *TokenError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &te):
+		for i := range Rules {
+			if r := &Rules[i]; r.Token {
+				return Classification{Class: r.Class, Reason: r.Reason, Message: join(te.Message(), r.Hint), Rule: r}, true
+			}
+		}
+		return Classification{}, false
+	default:
+		return Classification{}, false
+	}
+	for i := range Rules {
+		r := &Rules[i]
+		if !r.matches(ae, call) {
+			continue
+		}
+		return Classification{Class: r.Class, Reason: reason(ae, r.Reason), Code: ae.Code, Message: join(message(ae), r.Hint), Rule: r}, true
+	}
+	class := ClassObjectChange
+	if ae.Status == http.StatusRequestTimeout || ae.Status == http.StatusTooManyRequests || ae.Status >= 500 {
+		class = ClassRetry
+	}
+	return Classification{Class: class, Reason: reason(ae, "HTTP"+strconv.Itoa(ae.Status)), Code: ae.Code, Message: message(ae)}, true
+}
+
+func (r *Rule) matches(e *Error, call Call) bool {
+	m := r.Match
+	switch {
+	case m.Token:
+		return false
+	case m.Status != "" && !statusMatches(m.Status, e.Status):
+		return false
+	case m.Code != "" && !strings.EqualFold(m.Code, strings.ReplaceAll(e.Code, " ", "")):
+		return false
+	case m.MessageContains != "" && !strings.Contains(strings.ToLower(e.Message), strings.ToLower(m.MessageContains)):
+		return false
+	case m.Method != "" && !strings.EqualFold(m.Method, call.Method):
+		return false
+	case m.AfterWrite && !call.AfterWrite:
+		return false
+	}
+	return true
+}
+
+func statusMatches(pattern string, status int) bool {
+	if len(pattern) == 3 && strings.HasSuffix(pattern, "xx") {
+		return strconv.Itoa(status/100) == pattern[:1]
+	}
+	return pattern == strconv.Itoa(status)
+}
+
+// reason makes ARM's code a Kubernetes condition reason (letters, digits,
+// '_', ',', ':'; starting with a letter), else fallback.
+func reason(e *Error, fallback string) string {
+	var b strings.Builder
+	for _, r := range e.Code {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			b.WriteRune(r)
+		case b.Len() > 0 && (r >= '0' && r <= '9' || r == '_'):
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return fallback
+	}
+	return b.String()
+}
+
+func message(e *Error) string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Status)
+		if msg == "" {
+			msg = "HTTP " + strconv.Itoa(e.Status)
+		}
+	}
+	if e.Target != "" {
+		msg += " (target " + e.Target + ")"
+	}
+	return msg
+}
+
+func join(msg, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	if msg != "" && !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, ")") {
+		msg += "."
+	}
+	return strings.TrimSpace(msg + " " + hint)
+}

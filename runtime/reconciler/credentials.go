@@ -1,0 +1,160 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+// Where an object's credential comes from.
+const (
+	// CredentialSecret is the name of a namespace's credential Secret: the
+	// objects of the namespace use it instead of the operator's default.
+	CredentialSecret = "armature-credential"
+	// AnnotationCredential names a Secret in the object's own namespace
+	// holding the object's credential (a name, never namespace/name).
+	AnnotationCredential = "armature.dev/credential"
+)
+
+// The keys of a credential Secret. TenantID, ClientID, SubscriptionID and
+// one of ClientSecret or FederatedTokenFile are required.
+const (
+	KeyTenantID           = "tenantId"
+	KeyClientID           = "clientId"
+	KeySubscriptionID     = "subscriptionId"
+	KeyClientSecret       = "clientSecret"
+	KeyFederatedTokenFile = "federatedTokenFile"
+)
+
+// Condition reasons of credential problems.
+const (
+	// ReasonCredentialNotFound: the Secret the annotation names does not
+	// exist (retried slowly: creating it cures it).
+	ReasonCredentialNotFound = "CredentialNotFound"
+	// ReasonCredentialInvalid: the Secret lacks a key or has a bad value
+	// (retried slowly: fixing it cures it).
+	ReasonCredentialInvalid = "CredentialInvalid"
+	// ReasonCredentialRefused: the annotation is not the name of a Secret
+	// in the object's namespace (terminal: only a change of the object
+	// cures it). A Secret of another namespace is never read.
+	ReasonCredentialRefused = "CredentialRefused"
+)
+
+// Binding is the ARM client and subscription an object is reconciled with.
+type Binding struct {
+	// Client talks to ARM with the credential.
+	Client arm.Client
+	// SubscriptionID is the credential's subscription: kinds the
+	// subscription owns (resource groups) are created in it.
+	SubscriptionID string
+	// Name says where the credential comes from, for messages: "default"
+	// or "Secret <namespace>/<name>".
+	Name string
+}
+
+// NewClientFunc builds the ARM client of a credential Secret's service
+// principal.
+type NewClientFunc func(arm.ServicePrincipal) (arm.Client, error)
+
+// Credentials picks an object's credential — the Secret its
+// armature.dev/credential annotation names, else its namespace's
+// armature-credential Secret, else the operator's default — and keeps one
+// ARM client per credential Secret (so one rate budget per credential),
+// rebuilt when the Secret's resourceVersion changes. It reads Secrets only
+// in the object's own namespace.
+type Credentials struct {
+	secrets client.Reader
+	def     Binding
+	build   NewClientFunc
+
+	mu    sync.Mutex
+	cache map[types.NamespacedName]*credEntry
+}
+
+type credEntry struct {
+	version string
+	binding Binding
+	err     error
+}
+
+// NewCredentials returns Credentials reading Secrets through secrets (the
+// manager's client), with def for objects without a credential Secret and
+// build for the Secrets' service principals.
+func NewCredentials(secrets client.Reader, def Binding, build NewClientFunc) *Credentials {
+	if def.Name == "" {
+		def.Name = "default"
+	}
+	return &Credentials{secrets: secrets, def: def, build: build, cache: map[types.NamespacedName]*credEntry{}}
+}
+
+// Default returns the operator's default binding.
+func (c *Credentials) Default() Binding { return c.def }
+
+// For returns the binding of obj. Errors are the reconciler's own
+// (terminal or retried slowly) with a reason saying what is wrong.
+func (c *Credentials) For(ctx context.Context, obj client.Object) (Binding, error) {
+	name, named := obj.GetAnnotations()[AnnotationCredential]
+	if named {
+		if errs := validation.IsDNS1123Subdomain(name); strings.Contains(name, "/") || len(errs) > 0 {
+			return Binding{}, terminal(ReasonCredentialRefused, fmt.Sprintf("annotation %s=%q must name a Secret in the object's namespace %q (a name, not namespace/name): a Secret of another namespace is never read", AnnotationCredential, name, obj.GetNamespace()))
+		}
+	} else {
+		name = CredentialSecret
+	}
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}
+	var s corev1.Secret
+	if err := c.secrets.Get(ctx, key, &s); err != nil {
+		switch {
+		case apierrors.IsNotFound(err) && !named:
+			return c.def, nil
+		case apierrors.IsNotFound(err):
+			return Binding{}, waitWorld(ReasonCredentialNotFound, fmt.Sprintf("Secret %s (annotation %s) does not exist", key, AnnotationCredential))
+		}
+		return Binding{}, fmt.Errorf("read credential Secret %s: %w", key, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.cache[key]; ok && e.version == s.ResourceVersion {
+		return e.binding, e.err
+	}
+	b, err := c.bind(key, &s)
+	c.cache[key] = &credEntry{version: s.ResourceVersion, binding: b, err: err}
+	return b, err
+}
+
+// bind builds the client of a credential Secret. The Secret's values are
+// never put in a message.
+func (c *Credentials) bind(key types.NamespacedName, s *corev1.Secret) (Binding, error) {
+	get := func(k string) string { return strings.TrimSpace(string(s.Data[k])) }
+	sp := arm.ServicePrincipal{TenantID: get(KeyTenantID), ClientID: get(KeyClientID), ClientSecret: get(KeyClientSecret), FederatedTokenFile: get(KeyFederatedTokenFile)}
+	sub := get(KeySubscriptionID)
+	var missing []string
+	for _, k := range []struct{ key, val string }{{KeyTenantID, sp.TenantID}, {KeyClientID, sp.ClientID}, {KeySubscriptionID, sub}} {
+		if k.val == "" {
+			missing = append(missing, k.key)
+		}
+	}
+	if sp.ClientSecret == "" && sp.FederatedTokenFile == "" {
+		missing = append(missing, KeyClientSecret+" or "+KeyFederatedTokenFile)
+	}
+	if len(missing) > 0 {
+		return Binding{}, waitWorld(ReasonCredentialInvalid, fmt.Sprintf("credential Secret %s lacks %s", key, strings.Join(missing, ", ")))
+	}
+	if c.build == nil {
+		return Binding{}, waitWorld(ReasonCredentialInvalid, fmt.Sprintf("credential Secret %s: this operator serves no credential Secrets", key))
+	}
+	client, err := c.build(sp)
+	if err != nil {
+		return Binding{}, waitWorld(ReasonCredentialInvalid, fmt.Sprintf("credential Secret %s: %v", key, err))
+	}
+	return Binding{Client: client, SubscriptionID: sub, Name: "Secret " + key.String()}, nil
+}
