@@ -83,6 +83,9 @@ type Config struct {
 	MetricsAddr string
 	// ProbeAddr serves /healthz and /readyz. Default ":8081".
 	ProbeAddr string
+	// PprofAddr serves Go's /debug/pprof (memory and CPU profiles).
+	// Default "" (off).
+	PprofAddr string
 	// LeaderElection makes replicas elect one active leader. Default false
 	// locally; the Deployment turns it on.
 	LeaderElection bool
@@ -157,6 +160,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Kinds, "kinds", env("ARMATURE_KINDS", ""), "comma-separated patterns over group/Kind to run, e.g. 'storage.*/*,resources.*/ResourceGroup' (default: every installed kind)")
 	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8080", "metrics address; 0 disables")
 	fs.StringVar(&c.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
+	fs.StringVar(&c.PprofAddr, "pprof-bind-address", "", "address serving /debug/pprof (default off)")
 	fs.BoolVar(&c.LeaderElection, "leader-elect", false, "elect a leader among replicas")
 	fs.StringVar(&c.LeaderElectionID, "leader-election-id", env("ARMATURE_LEADER_ELECTION_ID", defaultLeaderElectionID), "name of the Lease replicas elect a leader with; one per shard when shards share a namespace (env ARMATURE_LEADER_ELECTION_ID)")
 	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
@@ -289,6 +293,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
 		HealthProbeBindAddress: c.ProbeAddr,
+		PprofBindAddress:       c.PprofAddr,
 		LeaderElection:         c.LeaderElection,
 		LeaderElectionID:       leaderElectionID(c.LeaderElectionID),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},

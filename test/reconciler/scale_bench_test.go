@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -171,7 +173,18 @@ func BenchmarkScale(b *testing.B) {
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
 	go func() { _ = watcher.Start(wctx) }()
-	op := startOperatorProcess(b, bin, dir, fa, ns)
+	var extra []string
+	pprofAddr := ""
+	if os.Getenv("ARMATURE_BENCH_PPROF") != "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		pprofAddr = l.Addr().String()
+		l.Close()
+		extra = append(extra, "--pprof-bind-address", pprofAddr)
+	}
+	op := startOperatorProcess(b, bin, dir, fa, ns, extra...)
 
 	b.ResetTimer()
 	start := time.Now()
@@ -220,6 +233,9 @@ func BenchmarkScale(b *testing.B) {
 	req1 := apiserverRequests(b)
 	b.StopTimer()
 	rss := op.peakRSS()
+	if pprofAddr != "" {
+		b.Logf("operator heap after the converge:\n%s", heapTop(b, dir, bin, pprofAddr))
+	}
 	throttled := int64(0)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost} {
 		throttled += fa.Count(m + " 429")
@@ -312,4 +328,23 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// heapTop is the top of the operator's in-use heap (ARMATURE_BENCH_PPROF).
+func heapTop(b *testing.B, dir, bin, addr string) string {
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	f := filepath.Join(dir, "heap.pprof")
+	raw, _ := io.ReadAll(resp.Body)
+	if err := os.WriteFile(f, raw, 0o600); err != nil {
+		return err.Error()
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", "-sample_index=inuse_space", bin, f).CombinedOutput()
+	if err != nil {
+		return err.Error() + string(out)
+	}
+	return string(out)
 }
