@@ -426,6 +426,7 @@ func checkWebhooksAnswer(t *testing.T, ns string) {
 	if err := k8s.Create(ctx, sa); err != nil {
 		t.Fatalf("create through the admission webhooks: %v", err)
 	}
+	t.Cleanup(func() { remove(t, sa) })
 	if got, _, _ := unstructured.NestedString(sa.Object, "spec", "azureName"); got != sa.GetName() {
 		t.Errorf("spec.azureName = %q: the defaulting webhook did not run", got)
 	}
@@ -511,6 +512,7 @@ func TestCertificateRotation(t *testing.T) {
 	if err := k8s.Create(context.Background(), sa); err != nil {
 		t.Fatalf("create through the follower's admission webhooks: %v", err)
 	}
+	t.Cleanup(func() { remove(t, sa) })
 
 	type rotation struct {
 		serial string
@@ -582,6 +584,19 @@ func TestCertificateRotation(t *testing.T) {
 		t.Logf("rotated to serial %s…, bundle of %d CAs, served by the follower %s after the Secret changed", r.serial[:8], r.bundle, r.took.Round(time.Millisecond))
 	}
 	t.Logf("%d admission and conversion calls through the follower during the rotations, %d failed", calls, failures)
+}
+
+// remove deletes a custom resource the operator may hold a finalizer on,
+// dropping the finalizer: its ARM side does not matter here.
+func remove(t *testing.T, o *unstructured.Unstructured) {
+	ctx := context.Background()
+	if err := k8s.Delete(ctx, o.DeepCopy()); client.IgnoreNotFound(err) != nil {
+		t.Errorf("cleanup: delete %s %s: %v", o.GetKind(), o.GetName(), err)
+	}
+	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`))
+	if err := k8s.Patch(ctx, o.DeepCopy(), patch); client.IgnoreNotFound(err) != nil {
+		t.Errorf("cleanup: drop the finalizers of %s %s: %v", o.GetKind(), o.GetName(), err)
+	}
 }
 
 // leaseHolder is the holder of the leader election Lease id.

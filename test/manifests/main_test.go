@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/armature-dev/armature/test/envtestutil"
 )
@@ -37,8 +38,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// The operators the tests run log nowhere (their outcome is asserted).
-	ctrllog.SetLogger(logr.Discard())
+	// The operators the tests run log nowhere (their outcome is asserted)
+	// unless ARMATURE_TEST_LOG is set.
+	if os.Getenv("ARMATURE_TEST_LOG") != "" {
+		ctrllog.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrllog.SetLogger(logr.Discard())
+	}
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
 	env, c, err := envtestutil.Start()
