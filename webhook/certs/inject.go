@@ -59,9 +59,7 @@ func (m *Manager) inject(ctx context.Context, bundle []byte) (int, error) {
 		gvk  schema.GroupVersionKind
 		name string
 	}{{validatingGVK, m.opts.ValidatingConfiguration}, {mutatingGVK, m.opts.MutatingConfiguration}} {
-		if c.name != "-" {
-			write(c.gvk, c.name, setWebhooksCABundle)
-		}
+		write(c.gvk, c.name, setWebhooksCABundle)
 	}
 	crds := &metav1.PartialObjectMetadataList{}
 	crds.SetGroupVersionKind(crdGVK.GroupVersion().WithKind(crdGVK.Kind + "List"))

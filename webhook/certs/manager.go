@@ -104,13 +104,10 @@ func (m *Manager) Ready(*http.Request) error {
 func (m *Manager) SetupWithManager(mgr manager.Manager) error {
 	byName := func(name string) fields.Selector { return fields.OneTermEqualSelector("metadata.name", name) }
 	byObject := map[client.Object]cache.ByObject{
-		&corev1.Secret{}:   {Namespaces: map[string]cache.Config{m.key.Namespace: {}}, Field: byName(m.key.Name)},
-		metadataOf(crdGVK): {Label: conversionSelector()},
-	}
-	for gvk, name := range map[schema.GroupVersionKind]string{validatingGVK: m.opts.ValidatingConfiguration, mutatingGVK: m.opts.MutatingConfiguration} {
-		if name != "-" {
-			byObject[metadataOf(gvk)] = cache.ByObject{Field: byName(name)}
-		}
+		&corev1.Secret{}:          {Namespaces: map[string]cache.Config{m.key.Namespace: {}}, Field: byName(m.key.Name)},
+		metadataOf(validatingGVK): {Field: byName(m.opts.ValidatingConfiguration)},
+		metadataOf(mutatingGVK):   {Field: byName(m.opts.MutatingConfiguration)},
+		metadataOf(crdGVK):        {Label: conversionSelector()},
 	}
 	c, err := cache.New(mgr.GetConfig(), cache.Options{
 		Scheme:           mgr.GetScheme(),

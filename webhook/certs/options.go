@@ -49,8 +49,7 @@ type Options struct {
 	Service string
 	// ValidatingConfiguration and MutatingConfiguration name the webhook
 	// configurations whose every webhook gets the CA bundle. Default to
-	// webhook.ValidatingConfigurationName and MutatingConfigurationName;
-	// "-" manages none.
+	// webhook.ValidatingConfigurationName and MutatingConfigurationName.
 	ValidatingConfiguration, MutatingConfiguration string
 	// Validity is the lifetime of each CA and serving certificate.
 	// Defaults to DefaultValidity. Flag --webhook-cert-validity.
