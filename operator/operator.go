@@ -42,6 +42,7 @@ import (
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
+	"github.com/armature-dev/armature/webhook/certs"
 	"github.com/armature-dev/armature/webhook/conversion"
 )
 
@@ -99,7 +100,8 @@ type Config struct {
 	// WebhookPort is the webhook server's port. Default 9443.
 	WebhookPort int
 	// CertDir holds tls.crt/tls.key for the webhook. Empty with Webhook set
-	// means a self-signed certificate is generated (local and dev).
+	// and no WebhookCerts.SecretName means a self-signed certificate is
+	// generated (local and dev).
 	CertDir string
 	// Shard limits the operator to the custom resources labelled
 	// armature.dev/shard=<Shard> ("-": those without the label), for
@@ -111,6 +113,12 @@ type Config struct {
 	// subscription stay inside it together. Default 1. Env
 	// ARMATURE_ARM_BUDGET_SHARE.
 	BudgetShare float64
+	// WebhookCerts, when its SecretName is set with Webhook, makes the
+	// operator manage its serving certificate in that Secret (package
+	// webhook/certs): issue, inject the CA, rotate, serve it on every
+	// replica. Its namespace is also the leader election's. Flags
+	// --webhook-cert-*.
+	WebhookCerts certs.Options
 	// SkipNameValidation lets several managers with the same controllers
 	// run in one process, one after the other (tests that restart the
 	// operator). Not a flag. Default false.
@@ -165,7 +173,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LeaderElectionID, "leader-election-id", env("ARMATURE_LEADER_ELECTION_ID", defaultLeaderElectionID), "name of the Lease replicas elect a leader with; one per shard when shards share a namespace (env ARMATURE_LEADER_ELECTION_ID)")
 	fs.BoolVar(&c.Webhook, "webhook", false, "serve the admission webhook")
 	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
-	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed")
+	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed, or --webhook-cert-secret")
+	c.WebhookCerts.BindFlags(fs)
 }
 
 func splitList(s string) []string {
@@ -316,9 +325,20 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 			return err
 		}
 	}
+	var certMgr *certs.Manager
 	if c.Webhook {
 		wo := ctrlwebhook.Options{Port: c.WebhookPort, CertDir: c.CertDir}
-		if c.CertDir == "" {
+		if c.WebhookCerts.SecretName != "" {
+			if c.CertDir != "" {
+				return errors.New("--cert-dir and --webhook-cert-secret exclude each other")
+			}
+			var err error
+			if certMgr, err = certs.New(c.WebhookCerts); err != nil {
+				return err
+			}
+			wo.TLSOpts = append(wo.TLSOpts, certMgr.ConfigureTLS)
+			mopts.LeaderElectionNamespace = certMgr.Namespace()
+		} else if c.CertDir == "" {
 			dir, err := os.MkdirTemp("", "armature-webhook-certs-")
 			if err != nil {
 				return err
@@ -337,6 +357,11 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	mgr, err := ctrl.NewManager(restCfg, mopts)
 	if err != nil {
 		return err
+	}
+	if certMgr != nil {
+		if err := certMgr.SetupWithManager(mgr); err != nil {
+			return err
+		}
 	}
 	installed := installedKinds(mgr.GetRESTMapper(), selected)
 	if len(installed) < len(selected) {

@@ -5,14 +5,12 @@
 //	go run ./hack/manifests                      # config/ for every kind (make manifests)
 //	go run ./hack/manifests -check               # fail when config/ is stale (make verify)
 //	go run ./hack/manifests -kinds 'storage.*/*,resources.*/*' -out /tmp/my-config
-//	go run ./hack/manifests self-signed -out /tmp/armature-selfsigned
 //
 // -kinds takes the operator's --kinds syntax (comma-separated path.Match
 // patterns over "<group>/<Kind>") and renders a complete config/ variant
 // (CRDs, RBAC, webhook rules, samples and ARMATURE_KINDS for those kinds
-// only, plus copies of the hand-written files) into -out. "self-signed"
-// writes an overlay serving the webhook with a fresh self-signed
-// certificate instead of cert-manager's. Run it from the repository root.
+// only, plus copies of the hand-written files) into -out. Run it from the
+// repository root.
 package main
 
 import (
@@ -27,12 +25,7 @@ import (
 )
 
 func main() {
-	var err error
-	if len(os.Args) > 1 && os.Args[1] == "self-signed" {
-		err = selfSigned(os.Args[2:], os.Stderr)
-	} else {
-		err = run(os.Args[1:], os.Stdout, os.Stderr)
-	}
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return
 	}
@@ -82,31 +75,5 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "manifests: wrote %d generated files under %s\n", len(files), *out)
-	return nil
-}
-
-// selfSigned writes the self-signed overlay.
-func selfSigned(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("manifests self-signed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o render.SelfSignedOptions
-	fs.StringVar(&o.Out, "out", "", "folder of the overlay (required; do not commit it: it holds a private key)")
-	fs.StringVar(&o.Config, "config", "config", "the config/ folder the overlay builds on")
-	fs.StringVar(&o.Namespace, "namespace", render.Namespace, "the operator's namespace")
-	fs.DurationVar(&o.ValidFor, "valid-for", 0, "lifetime of the serving certificate (default one year)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if o.Out == "" {
-		return errors.New("self-signed: -out is required")
-	}
-	files, err := render.SelfSigned(o)
-	if err != nil {
-		return err
-	}
-	if err := render.Write(o.Out, files, ""); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "manifests: wrote the self-signed overlay to %s; apply it with: kubectl apply --server-side -k %s\n", o.Out, o.Out)
 	return nil
 }

@@ -66,8 +66,11 @@ func TestDefault(t *testing.T) {
 	res := apply(t, objs, "")
 	want := map[string]int{
 		"CustomResourceDefinition": crdFiles(t, configDir()),
-		"Namespace":                1, "ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1,
-		"Role": 1, "RoleBinding": 1, "ConfigMap": 1, "Deployment": 1, "Service": 1,
+		"Namespace":                1, "ServiceAccount": 1, "ConfigMap": 1, "Deployment": 1,
+		// The operator's and the certificate management's.
+		"ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2,
+		// Metrics and webhook; the webhook configurations; the certificate.
+		"Service": 2, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1, "Secret": 1,
 	}
 	if diff := cmp.Diff(want, res.kinds); diff != "" {
 		t.Errorf("objects of config/default by kind: -want +got:\n%s", diff)
@@ -112,8 +115,33 @@ func TestDefault(t *testing.T) {
 	if subj, _, _ := unstructured.NestedSlice(crb.Object, "subjects"); !cmp.Equal(wantSubject, subj) {
 		t.Errorf("ClusterRoleBinding subjects = %v, want %v", subj, wantSubject)
 	}
-	if len(find(objs, "ValidatingWebhookConfiguration", "")) != 0 {
-		t.Error("config/default installs webhook configurations without a webhook server")
+	// The webhooks are served, with the certificate the operator manages
+	// in the Secret the build ships (TestDefaultInstallServesWebhooks runs
+	// it), and every CRD with several versions converts through them.
+	configs := checkWebhookServing(t, objs, wantRules(t, ""))
+	secret := one(t, objs, "Secret", render.CertificateName)
+	if !slices.Contains(c.Args, "--webhook-cert-secret="+secret.GetName()) {
+		t.Errorf("the operator's args %q do not manage the certificate in the Secret %s", c.Args, secret.GetName())
+	}
+	if data, _, _ := unstructured.NestedMap(secret.Object, "data"); len(data) != 0 || secret.Object["type"] != "Opaque" {
+		t.Errorf("the Secret ships type %v with %d keys: want an empty Opaque Secret (the operator fills it; re-applying must not reset it)", secret.Object["type"], len(data))
+	}
+	for _, w := range configs {
+		if len(w.Metadata.Annotations) != 0 || len(w.Webhooks[0].ClientConfig.CABundle) != 0 {
+			t.Errorf("%s ships a caBundle or annotations %v: the operator injects the CA", w.Metadata.Name, w.Metadata.Annotations)
+		}
+	}
+	converting := 0
+	for _, crd := range find(objs, "CustomResourceDefinition", "") {
+		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s == "Webhook" {
+			converting++
+			if crd.GetLabels()["armature.dev/conversion"] != "webhook" {
+				t.Errorf("CRD %s converts through the operator without the label the operator finds it by", crd.GetName())
+			}
+		}
+	}
+	if want := multiVersionCRDs(t, objs); converting != want || want == 0 {
+		t.Errorf("%d CRDs of config/default convert through the operator, %d have several versions", converting, want)
 	}
 	t.Run("PodSecurityRestricted", func(t *testing.T) { podSecurity(t, dep) })
 }
@@ -356,8 +384,17 @@ func TestCertManager(t *testing.T) {
 		t.Errorf("%d CRDs convert through the operator, %d have several versions", converting, multiVersionCRDs(t, objs))
 	}
 	secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
-	if !mountsSecret(t, one(t, objs, "Deployment", "armature-operator"), secretName) {
+	dep := one(t, objs, "Deployment", "armature-operator")
+	if !mountsSecret(t, dep, secretName) {
 		t.Errorf("the operator does not mount the Certificate's Secret %s at --cert-dir", secretName)
+	}
+	// cert-manager owns the certificate: the operator's own management is
+	// not in this build.
+	if args := operatorContainer(t, dep).Args; slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--webhook-cert-secret") }) {
+		t.Errorf("the operator's args %q manage the certificate that cert-manager issues", args)
+	}
+	if n := len(find(objs, "Secret", "")) + len(find(objs, "Role", render.CertsRoleName)); n != 0 {
+		t.Errorf("config/certmanager ships the operator-managed certificate's Secret or RBAC (%d objects)", n)
 	}
 	issuer, _, _ := unstructured.NestedString(cert.Object, "spec", "issuerRef", "name")
 	one(t, objs, "Issuer", issuer)

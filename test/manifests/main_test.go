@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,6 +19,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/armature-dev/armature/test/envtestutil"
 )
@@ -35,6 +38,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The operators the tests run log nowhere (their outcome is asserted)
+	// unless ARMATURE_TEST_LOG is set.
+	if os.Getenv("ARMATURE_TEST_LOG") != "" {
+		ctrllog.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrllog.SetLogger(logr.Discard())
+	}
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = apiextensionsv1.AddToScheme(scheme)
 	env, c, err := envtestutil.Start()

@@ -22,6 +22,7 @@ import (
 	"github.com/armature-dev/armature/hack/manifests/render"
 	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/webhook"
 )
 
 // operatorUser is the operator's ServiceAccount as the apiserver knows it.
@@ -31,7 +32,8 @@ var operatorUser = authorizationv1.SubjectAccessReviewSpec{
 }
 
 // installRBAC really creates config/default's namespace, ServiceAccount,
-// roles and bindings, and its CRDs, and returns the built objects.
+// roles and bindings, and its CRDs (converting with None), and returns the
+// built objects.
 func installRBAC(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
 	objs := build(t, filepath.Join(configDir(), "default"))
@@ -46,7 +48,11 @@ func installRBAC(t *testing.T) []*unstructured.Unstructured {
 				t.Fatalf("apply %s %s: %v", o.GetKind(), o.GetName(), err)
 			}
 		case "CustomResourceDefinition":
-			if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+			// Without the conversion webhook: no operator serves it here
+			// (TestDefaultInstallServesWebhooks runs one).
+			crd := o.DeepCopy()
+			unstructured.RemoveNestedField(crd.Object, "spec", "conversion")
+			if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(crd), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 				t.Fatalf("apply %s %s: %v", o.GetKind(), o.GetName(), err)
 			}
 			if err := waitEstablished(ctx, o.GetName()); err != nil {
@@ -61,12 +67,18 @@ func installRBAC(t *testing.T) []*unstructured.Unstructured {
 // group/resource in ns.
 func can(t *testing.T, verb, group, resource, ns string) bool {
 	t.Helper()
+	return canNamed(t, verb, group, resource, ns, "")
+}
+
+// canNamed is can for the object named name ("" for any: list, create).
+func canNamed(t *testing.T, verb, group, resource, ns, name string) bool {
+	t.Helper()
 	sub := ""
 	if r, s, ok := strings.Cut(resource, "/"); ok {
 		resource, sub = r, s
 	}
 	sar := &authorizationv1.SubjectAccessReview{Spec: operatorUser}
-	sar.Spec.ResourceAttributes = &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Group: group, Resource: resource, Subresource: sub}
+	sar.Spec.ResourceAttributes = &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Group: group, Resource: resource, Subresource: sub, Name: name}
 	if err := k8s.Create(context.Background(), sar); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +134,7 @@ func TestOperatorRole(t *testing.T) {
 			denied = append(denied, a)
 		}
 	}
+	certificateRole(t, objs, actions)
 	for _, a := range allowed {
 		if !can(t, a.verb, a.group, a.resource, a.ns) {
 			t.Errorf("the operator may not %s %s.%s in %q", a.verb, a.resource, a.group, a.ns)
@@ -130,6 +143,79 @@ func TestOperatorRole(t *testing.T) {
 	for _, a := range denied {
 		if can(t, a.verb, a.group, a.resource, a.ns) {
 			t.Errorf("the operator may %s %s.%s in %q: more than it needs", a.verb, a.resource, a.group, a.ns)
+		}
+	}
+}
+
+// certificateRole checks the rules of the operator-managed certificate
+// (components/webhook-certs) by object name: its Secret, both webhook
+// configurations and the CRDs with several versions may be read, watched
+// and updated; other objects of those kinds may not, and nothing may be
+// created or deleted. With the Action CRD installed the operator writes
+// Secrets anywhere anyway (action results), so the denials on other
+// Secrets are checked only without it.
+func certificateRole(t *testing.T, objs []*unstructured.Unstructured, actions bool) {
+	t.Helper()
+	type named struct{ group, resource, ns, name string }
+	mine := []named{
+		{"", "secrets", render.Namespace, render.CertificateName},
+		{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "", webhook.ValidatingConfigurationName},
+		{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", webhook.MutatingConfigurationName},
+	}
+	others := []named{
+		{"", "secrets", render.Namespace, "another-secret"},
+		{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "", "someone-elses"},
+		{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "someone-elses"},
+		{"apiextensions.k8s.io", "customresourcedefinitions", "", "issuers.cert-manager.io"},
+	}
+	for _, crd := range find(objs, "CustomResourceDefinition", "") {
+		n := named{"apiextensions.k8s.io", "customresourcedefinitions", "", crd.GetName()}
+		if versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions"); len(versions) > 1 {
+			mine = append(mine, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	if len(mine) < 4 {
+		t.Fatal("config/default has no CRD with several versions: the check covers too little")
+	}
+	for _, o := range mine {
+		verbs := []string{"get", "list", "watch", "update"}
+		if o.resource == "customresourcedefinitions" {
+			verbs = []string{"get", "update"}
+		}
+		for _, v := range verbs {
+			if !canNamed(t, v, o.group, o.resource, o.ns, o.name) {
+				t.Errorf("the operator may not %s %s %s: it manages its certificate or caBundle", v, o.resource, o.name)
+			}
+		}
+		for _, v := range []string{"delete", "patch"} {
+			if canNamed(t, v, o.group, o.resource, o.ns, o.name) {
+				t.Errorf("the operator may %s %s %s: more than it needs", v, o.resource, o.name)
+			}
+		}
+	}
+	for _, o := range others {
+		if actions && o.resource == "secrets" {
+			continue
+		}
+		if canNamed(t, "update", o.group, o.resource, o.ns, o.name) {
+			t.Errorf("the operator may update %s %s: not its own", o.resource, o.name)
+		}
+	}
+	// The labelled CRDs are watched by metadata: list and watch of CRDs
+	// cannot be limited by name. Nothing is created.
+	for _, v := range []string{"list", "watch"} {
+		if !can(t, v, "apiextensions.k8s.io", "customresourcedefinitions", "") {
+			t.Errorf("the operator may not %s CRDs: it watches the converting ones", v)
+		}
+	}
+	for _, o := range []named{{"", "secrets", render.Namespace, ""}, {"admissionregistration.k8s.io", "validatingwebhookconfigurations", "", ""}} {
+		if actions && o.resource == "secrets" {
+			continue
+		}
+		if canNamed(t, "create", o.group, o.resource, o.ns, "") {
+			t.Errorf("the operator may create %s in %q", o.resource, o.ns)
 		}
 	}
 }

@@ -2,9 +2,6 @@ package manifests
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
 	"flag"
 	"io"
 	"os"
@@ -186,73 +183,6 @@ func TestCommittedConversionComponent(t *testing.T) {
 	t.Logf("%d CRDs serve several versions", multi)
 }
 
-// TestSelfSigned builds the self-signed overlay and checks that the CA in
-// the webhook configurations signed the certificate the operator serves,
-// for the Service's name.
-func TestSelfSigned(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "selfsigned")
-	files, err := render.SelfSigned(render.SelfSignedOptions{Config: configDir(), Out: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := render.Write(out, files, ""); err != nil {
-		t.Fatal(err)
-	}
-	objs := build(t, out)
-	apply(t, objs, "")
-	configs := checkWebhookServing(t, objs, wantRules(t, ""))
-	secret := one(t, objs, "Secret", render.CertificateName)
-	if !mountsSecret(t, one(t, objs, "Deployment", "armature-operator"), secret.GetName()) {
-		t.Errorf("the operator does not mount the Secret %s at --cert-dir", secret.GetName())
-	}
-	data, _, _ := unstructured.NestedStringMap(secret.Object, "data")
-	decode := func(k string) []byte {
-		b, err := base64.StdEncoding.DecodeString(data[k])
-		if err != nil {
-			t.Fatalf("Secret key %s: %v", k, err)
-		}
-		return b
-	}
-	pool := x509.NewCertPool()
-	for _, w := range configs {
-		for _, e := range w.Webhooks {
-			if !pool.AppendCertsFromPEM(e.ClientConfig.CABundle) {
-				t.Fatalf("%s %s: caBundle is not a PEM certificate", w.Metadata.Name, e.Name)
-			}
-			if string(e.ClientConfig.CABundle) != string(decode(webhook.CAFile)) {
-				t.Errorf("%s %s: caBundle is not the Secret's %s", w.Metadata.Name, e.Name, webhook.CAFile)
-			}
-		}
-	}
-	converting := 0
-	for _, crd := range find(objs, "CustomResourceDefinition", "") {
-		if s, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "strategy"); s != "Webhook" {
-			continue
-		}
-		converting++
-		ca, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
-		if ca != data[webhook.CAFile] {
-			t.Errorf("CRD %s: the conversion webhook's caBundle is not the Secret's %s", crd.GetName(), webhook.CAFile)
-		}
-	}
-	if converting != multiVersionCRDs(t, objs) {
-		t.Errorf("%d CRDs convert through the operator, %d have several versions", converting, multiVersionCRDs(t, objs))
-	}
-	t.Logf("%d CRDs convert through the operator", converting)
-	block, _ := pem.Decode(decode(webhook.CertFile))
-	if block == nil {
-		t.Fatal("tls.crt is not PEM")
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := configs[0].Webhooks[0].ClientConfig.Service
-	if _, err := cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: ref.Name + "." + ref.Namespace + ".svc"}); err != nil {
-		t.Errorf("the serving certificate does not verify for the Service: %v", err)
-	}
-}
-
 // TestOperatorAcceptsItsArgs parses the Deployment's arguments (every
 // overlay's) with the operator's own flags, as cmd/operator binds them, and
 // checks the ConfigMap's keys are variables the operator reads.
@@ -295,8 +225,21 @@ func TestOperatorAcceptsItsArgs(t *testing.T) {
 					t.Errorf("the operator does not read %s (got %q)", k, got)
 				}
 			}
-			if overlay == "certmanager" && !slices.Contains(args, "--webhook") {
+			if !cfg.Webhook {
 				t.Errorf("args %q do not serve the webhook", args)
+			}
+			// config/default: the certificate the operator manages in the
+			// Secret it ships; config/certmanager: cert-manager's, mounted.
+			secrets := find(objs, "Secret", "")
+			switch overlay {
+			case "default":
+				if len(secrets) != 1 || cfg.WebhookCerts.SecretName != secrets[0].GetName() || cfg.CertDir != "" {
+					t.Errorf("--webhook-cert-secret %q, --cert-dir %q, %d Secrets in the build: want the certificate managed in the shipped Secret", cfg.WebhookCerts.SecretName, cfg.CertDir, len(secrets))
+				}
+			case "certmanager":
+				if len(secrets) != 0 || cfg.WebhookCerts.SecretName != "" || cfg.CertDir == "" {
+					t.Errorf("--webhook-cert-secret %q, --cert-dir %q, %d Secrets in the build: want cert-manager's certificate mounted", cfg.WebhookCerts.SecretName, cfg.CertDir, len(secrets))
+				}
 			}
 		})
 	}

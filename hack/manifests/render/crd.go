@@ -214,8 +214,9 @@ func conversionFiles(files Files, crds []*crd) {
 	b.WriteString(Header)
 	b.WriteString(`# CRD conversion through the operator's webhook (` + ConversionPath + `), for the CRDs
 # with more than one version. Only for overlays that serve the webhook
-# (config/certmanager and the self-signed overlay include it); they give
-# the CRDs labelled ` + ConversionLabel + ` their CA.
+# (config/default and config/certmanager include it); the operator
+# (components/webhook-certs) or cert-manager gives the CRDs labelled
+# ` + ConversionLabel + ` their CA.
 apiVersion: kustomize.config.k8s.io/v1alpha1
 kind: Component
 `)

@@ -22,7 +22,10 @@
 //	                                Action kind's entry when its CRD is rendered)
 //	manager/operator.env            the operator's environment (ARMATURE_KINDS …)
 //	components/conversion/          CRD conversion-webhook patches (CRDs with >1 version,
-//	                                labelled ConversionLabel for the overlays' CA)
+//	                                labelled ConversionLabel for the CA injection)
+//	components/webhook-certs/role.yaml  RBAC of the operator-managed serving certificate
+//	                                (see certsRules: the Secret, both webhook
+//	                                configurations and the converting CRDs, by name)
 //	samples/                        the generated samples of the selected kinds
 //
 // # Choosing kinds
@@ -42,5 +45,8 @@
 // secret values), create/patch on Events. Extra CRDs bring their own
 // rules (the Action kind writes results to Secrets and ConfigMaps); no
 // ConfigMap rule exists without them. Leader election's Lease rules are a
-// namespaced Role (config/rbac, hand-written).
+// namespaced Role (config/rbac, hand-written). Managing the webhook's
+// serving certificate is a ClusterRole and a Role of their own
+// (components/webhook-certs), every rule limited by resourceNames except
+// list and watch of CRDs.
 package render

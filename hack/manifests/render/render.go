@@ -18,6 +18,7 @@ import (
 	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/webhook"
+	"github.com/armature-dev/armature/webhook/certs"
 	"github.com/armature-dev/armature/webhook/conversion"
 )
 
@@ -34,10 +35,13 @@ const (
 	// for kinds with several versions (package webhook/conversion).
 	ConversionPath = conversion.Path
 	// ConversionLabel marks the CRDs components/conversion sends to the
-	// operator for conversion (a kustomize label selector).
-	ConversionLabel = "armature.dev/conversion=webhook"
-	// CertificateName is cert-manager's Certificate (and Secret) of the
-	// webhook's serving certificate.
+	// operator for conversion (a kustomize label selector): the operator
+	// manages their caBundle (webhook/certs), cert-manager's overlay
+	// targets them with its annotation.
+	ConversionLabel = certs.ConversionLabel + "=" + certs.ConversionLabelValue
+	// CertificateName is the Secret of the webhook's serving certificate:
+	// managed by the operator in config/default (--webhook-cert-secret),
+	// cert-manager's Certificate (and Secret) in config/certmanager.
 	CertificateName = "armature-webhook-cert"
 )
 
@@ -155,6 +159,9 @@ func Render(o Options) (Files, error) {
 		return nil, err
 	}
 	files["rbac/role.yaml"] = clusterRole
+	if files["components/webhook-certs/role.yaml"], err = certsRole(kept); err != nil {
+		return nil, err
+	}
 	served, err := sel.descriptors(o.Descriptors, kept)
 	if err != nil {
 		return nil, err

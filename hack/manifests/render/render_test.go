@@ -107,6 +107,7 @@ func TestRender(t *testing.T) {
 			wantFiles: []string{
 				"components/conversion/kustomization.yaml",
 				"components/conversion/storageaccounts.storage.azure.armature.dev.yaml",
+				"components/webhook-certs/role.yaml",
 				"crd/kustomization.yaml",
 				"crd/resources.azure.armature.dev/kustomization.yaml",
 				"crd/resources.azure.armature.dev/resourcegroups.yaml",
@@ -125,6 +126,7 @@ func TestRender(t *testing.T) {
 			kinds:  "resources.*/ResourceGroup",
 			wantFiles: []string{
 				"components/conversion/kustomization.yaml",
+				"components/webhook-certs/role.yaml",
 				"crd/kustomization.yaml",
 				"crd/resources.azure.armature.dev/kustomization.yaml",
 				"crd/resources.azure.armature.dev/resourcegroups.yaml",
@@ -141,6 +143,7 @@ func TestRender(t *testing.T) {
 			action: true,
 			wantFiles: []string{
 				"components/conversion/kustomization.yaml",
+				"components/webhook-certs/role.yaml",
 				"crd/actions.azure.armature.dev/actions.yaml",
 				"crd/actions.azure.armature.dev/kustomization.yaml",
 				"crd/kustomization.yaml",
@@ -431,6 +434,64 @@ func TestExtraWebhook(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{"validate.armature.dev", "validate-action.armature.dev"}, names); diff != "" {
 				t.Errorf("%s\nvalidating webhooks: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCertsRole(t *testing.T) {
+	type rule struct{ Group, Resource, Names, Verbs string }
+	flatten := func(t *testing.T, files Files) []rule {
+		t.Helper()
+		docs, err := documents(files["components/webhook-certs/role.yaml"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []rule
+		for _, d := range docs {
+			var r rbacv1.ClusterRole // a Role has the same shape
+			if err := yaml.Unmarshal(d, &r); err != nil {
+				t.Fatal(err)
+			}
+			for _, pr := range r.Rules {
+				out = append(out, rule{r.Kind + ":" + pr.APIGroups[0], strings.Join(pr.Resources, ","), strings.Join(pr.ResourceNames, ","), strings.Join(pr.Verbs, ",")})
+			}
+		}
+		return out
+	}
+	webhooks := []rule{
+		{"ClusterRole:admissionregistration.k8s.io", "mutatingwebhookconfigurations", "armature-defaulting", "get,list,update,watch"},
+		{"ClusterRole:admissionregistration.k8s.io", "validatingwebhookconfigurations", "armature-validating", "get,list,update,watch"},
+	}
+	secret := rule{"Role:", "secrets", CertificateName, "get,list,update,watch"}
+	cases := map[string]struct {
+		reason string
+		kinds  string
+		want   []rule
+	}{
+		"Converting": {
+			reason: "the CRD with two versions is named; list and watch of CRDs are not",
+			want: append(append(append([]rule{}, webhooks...),
+				rule{"ClusterRole:apiextensions.k8s.io", "customresourcedefinitions", "", "list,watch"},
+				rule{"ClusterRole:apiextensions.k8s.io", "customresourcedefinitions", "storageaccounts.storage.azure.armature.dev", "get,update"}),
+				secret),
+		},
+		"NoneConverting": {
+			reason: "no CRD converts: no CRD rule at all (empty resourceNames would grant every CRD)",
+			kinds:  "resources.*/*",
+			want:   append(append([]rule{}, webhooks...), secret),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := fixture(t)
+			o.Kinds = tc.kinds
+			files, err := Render(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, flatten(t, files)); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

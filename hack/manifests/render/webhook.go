@@ -19,8 +19,8 @@ import (
 // envtest, calling the Service config/webhook declares (webhook's default
 // service, armature-webhook in armature-system, port 443). The rendered
 // extra CRDs' webhook entries (the Action kind's) are appended to the
-// validating configuration. caBundle is left empty: cert-manager's CA
-// injector or a self-signed overlay fills it.
+// validating configuration. caBundle is left empty: the operator
+// (webhook/certs, config/default) or cert-manager's CA injector fills it.
 func webhookConfigurations(ds []*descriptor.Descriptor, crds []*crd) ([]byte, error) {
 	validating := webhook.ValidatingWebhookConfiguration(ds)
 	for _, c := range crds {
