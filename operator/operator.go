@@ -309,7 +309,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(c.SkipNameValidation)},
 	}
 	// The cache keeps only what the reconciler reads (memory at scale).
-	mopts.Cache.DefaultTransform = reconciler.TransformForCache
+	mopts.Cache.DefaultTransform = reconciler.TransformForCache(len(o.compositions) == 0)
 	if len(c.WatchNamespaces) > 0 {
 		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range c.WatchNamespaces {

@@ -59,13 +59,16 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		}
 		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
 	}
-	r.statusGETs(ctx, st, id, res.Body)
-	if h := hooksFor(r.gvk()).Status; h != nil && res.Body != nil {
-		if err := h(st.obj, res.Body); err != nil {
+	// Status is the body as the apiserver stores it (normalized), then the
+	// extra status reads and the kind's Status hook.
+	body := normalize(r.Desc, res.Body)
+	r.statusGETs(ctx, st, id, body)
+	if h := hooksFor(r.gvk()).Status; h != nil && body != nil {
+		if err := h(st.obj, body); err != nil {
 			return r.fail(ctx, st, step("Status hook", err))
 		}
 	}
-	st.setStatusBody(res.Body)
+	st.setStatusBody(body)
 	if st.cond == nil {
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
 		switch {

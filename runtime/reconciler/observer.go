@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -146,7 +145,7 @@ func (o *observer) observe(ctx context.Context, k listKey, g *listGroup) {
 	}
 	for _, obj := range objs {
 		item, ok := live[strings.ToLower(observedID(obj))]
-		if !ok || changed(obj, item) {
+		if !ok || changed(obj, normalize(o.r.reconcilerFor(obj).Desc, item)) {
 			o.requeue(obj)
 		}
 	}
@@ -172,38 +171,20 @@ func observedID(obj *unstructured.Unstructured) string {
 	return ""
 }
 
-// changed reports whether a listed body says something the object's
-// status does not: a member the status lacks or holds another value of.
-// Members the list leaves out are not compared: some APIs list less than
-// they GET.
+// changed reports whether a listed body (normalized) says something the
+// object's status does not, member by top-level member, on the status's
+// digest: a member the status lacks or holds another value of. Members the
+// list leaves out are not compared: some APIs list less than they GET
+// (status reads such as instanceView are never listed).
 func changed(obj *unstructured.Unstructured, item map[string]any) bool {
 	status, _ := obj.Object["status"].(map[string]any)
-	return !subset(item, status)
-}
-
-// subset reports whether every member of a is in b with the same value
-// (objects compared member by member, other values as JSON).
-func subset(a, b map[string]any) bool {
-	for k, av := range a {
-		bv, ok := b[k]
-		if !ok {
-			return false
-		}
-		am, aok := av.(map[string]any)
-		bm, bok := bv.(map[string]any)
-		if aok && bok {
-			if !subset(am, bm) {
-				return false
-			}
-			continue
-		}
-		aj, _ := json.Marshal(av)
-		bj, _ := json.Marshal(bv)
-		if string(aj) != string(bj) {
-			return false
+	have := digestOf(status)
+	for k, v := range item {
+		if h, ok := have[k]; !ok || h != hashOf(v) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // takeForced reports, once, whether the drift observer asked for this

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -148,20 +150,74 @@ func (st *state) setCondition(ok bool, reason, message string) {
 
 func (st *state) setStatusBody(body map[string]any) { st.body = body }
 
-// writeStatus patches the status subresource when it changed: the GET body
-// (if one was read, else the previous ARM fields), conditions and
-// observedGeneration.
+// writeStatus writes status when it changed. With a GET body read in this
+// reconcile (normalized by observe: what the schema knows, no nulls), status
+// becomes that body with the operator's members — conditions, observedGeneration,
+// lastOperation, reconcilePlan — as one JSON patch that replaces status;
+// without one, only the operator's members are patched (the ARM members
+// stay as they are: the cache may not hold them, see TransformForCache).
+// Whether the ARM part changed is decided on digests, so the cache need
+// not keep it.
 func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
+	ops, err := r.operatorStatus(st)
+	if err != nil {
+		return err
+	}
+	body := st.body // normalized by observe
+	sameBody := true
+	if body != nil {
+		sameBody = sameDigest(digest(body), digestOf(st.orig))
+	}
+	if sameBody && equalStatus(operatorPart(st.orig), ops) {
+		return nil
+	}
+	wasReady := ready(st.obj)
+	var patch client.Patch
 	status := map[string]any{}
-	if st.body != nil {
-		for k, v := range st.body {
-			status[k] = v
-		}
+	if body != nil {
+		maps.Copy(status, body)
+		maps.Copy(status, ops)
+		patch = client.RawPatch(types.JSONPatchType, mustMarshalJSON([]any{map[string]any{"op": "add", "path": "/status", "value": status}}))
 	} else {
-		for k, v := range st.orig {
-			status[k] = v
+		merge := map[string]any{}
+		maps.Copy(merge, ops)
+		if _, ok := ops["reconcilePlan"]; !ok {
+			if _, had := st.orig["reconcilePlan"]; had {
+				merge["reconcilePlan"] = nil
+			}
+		}
+		patch = client.RawPatch(types.MergePatchType, mustMarshalJSON(map[string]any{"status": merge}))
+		maps.Copy(status, st.orig)
+		delete(status, "reconcilePlan")
+		maps.Copy(status, ops)
+	}
+	st.obj.Object["status"] = status
+	if err := r.Client.Status().Patch(ctx, st.obj, patch); err != nil {
+		return err
+	}
+	if !wasReady && ready(st.obj) {
+		observeReady(st.obj)
+	}
+	st.orig = status
+	return nil
+}
+
+// operatorPart is the operator's members of a status.
+func operatorPart(status map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range status {
+		if operatorStatus[k] && k != statusDigest {
+			out[k] = v
 		}
 	}
+	return out
+}
+
+// operatorStatus computes the operator's members of status: conditions
+// with this reconcile's Ready (and ActionRequired), observedGeneration,
+// lastOperation and, under the plan policy, reconcilePlan.
+func (r *Reconciler) operatorStatus(st *state) (map[string]any, error) {
+	status := map[string]any{}
 	conds := conditions(st.obj)
 	if st.cond != nil {
 		meta.SetStatusCondition(&conds, *st.cond)
@@ -175,7 +231,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 	for _, c := range conds {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		list = append(list, m)
 	}
@@ -185,29 +241,21 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 	status["observedGeneration"] = st.obj.GetGeneration()
 	if st.plan != nil {
 		status["reconcilePlan"] = st.plan
-	} else {
-		delete(status, "reconcilePlan")
 	}
 	if st.lastOp != "" {
 		status["lastOperation"] = st.lastOp
 	} else if v, ok := st.orig["lastOperation"]; ok {
 		status["lastOperation"] = v
 	}
-	status = runtime.DeepCopyJSON(status)
-	if equalStatus(st.orig, status) {
-		return nil
+	return runtime.DeepCopyJSON(status), nil
+}
+
+func mustMarshalJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
 	}
-	wasReady := ready(st.obj)
-	base := st.obj.DeepCopy()
-	st.obj.Object["status"] = status
-	if err := r.Client.Status().Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
-		return err
-	}
-	if !wasReady && ready(st.obj) {
-		observeReady(st.obj)
-	}
-	st.orig = status
-	return nil
+	return b
 }
 
 // equalStatus compares statuses through JSON, so int64(1) equals 1.0.

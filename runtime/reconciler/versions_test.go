@@ -70,7 +70,7 @@ func TestTransformForCacheKeepsVersion(t *testing.T) {
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "storage.azure.armature.dev/v20230101", Time: &t2, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:location":{},"f:properties":{"f:accessTier":{}}}}`)}},
 		{Manager: "armature", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "storage.azure.armature.dev/v20230501", Time: &t1, Subresource: "status", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:id":{}}}`)}},
 	})
-	out, err := TransformForCache(u)
+	out, err := TransformForCache(true)(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,5 +84,34 @@ func TestTransformForCacheKeepsVersion(t *testing.T) {
 	}
 	if v := specWriterVersion(mf, "storage.azure.armature.dev"); v != "v20230101" {
 		t.Errorf("spec written in %q after the transform, want v20230101", v)
+	}
+}
+
+// TestStatusDigest: the cache keeps a digest of status's ARM body, and the
+// same body read again from ARM (ints as floats, unknown members and nulls
+// normalized away) digests the same; a changed member does not.
+func TestStatusDigest(t *testing.T) {
+	d := &descriptor.Descriptor{Properties: []descriptor.Property{
+		{Path: descriptor.P("id"), Class: descriptor.ReadOnly},
+		{Path: descriptor.P("properties"), Class: descriptor.Writable},
+		{Path: descriptor.P("properties", "count"), Class: descriptor.Writable},
+		{Path: descriptor.P("properties", "tier"), Class: descriptor.Writable},
+	}}
+	stored := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{
+		"id": "/x", "properties": map[string]any{"count": int64(3), "tier": "Hot"},
+		"observedGeneration": int64(2), "conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
+	}}}
+	out, _ := TransformForCache(true)(stored)
+	status := out.(*unstructured.Unstructured).Object["status"].(map[string]any)
+	if _, ok := status["properties"]; ok || status["id"] != "/x" || status["observedGeneration"] != int64(2) || status[statusDigest] == nil {
+		t.Fatalf("cached status %v", status)
+	}
+	live := normalize(d, map[string]any{"id": "/x", "properties": map[string]any{"count": float64(3), "tier": "Hot", "unknown": float64(1), "nothing": nil}, "etag": nil})
+	if !sameDigest(digest(live), digestOf(status)) || changed(out.(*unstructured.Unstructured), live) {
+		t.Errorf("the same body read again must digest alike: %v vs %v", digest(live), digestOf(status))
+	}
+	live["properties"].(map[string]any)["tier"] = "Cool"
+	if sameDigest(digest(live), digestOf(status)) || !changed(out.(*unstructured.Unstructured), live) {
+		t.Error("a changed member must show")
 	}
 }
