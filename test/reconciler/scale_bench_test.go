@@ -338,11 +338,14 @@ func heapTop(b *testing.B, dir, bin, addr string) string {
 	}
 	defer resp.Body.Close()
 	f := filepath.Join(dir, "heap.pprof")
+	if p := os.Getenv("ARMATURE_BENCH_PPROF"); strings.HasSuffix(p, ".pprof") {
+		f = p // kept for go tool pprof
+	}
 	raw, _ := io.ReadAll(resp.Body)
 	if err := os.WriteFile(f, raw, 0o600); err != nil {
 		return err.Error()
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", "-sample_index=inuse_space", bin, f).CombinedOutput()
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=12", "-sample_index=inuse_space", bin, f).CombinedOutput()
 	if err != nil {
 		return err.Error() + string(out)
 	}
