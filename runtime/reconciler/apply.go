@@ -82,7 +82,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	r.wroteNow(st)
 	if !res.Done() {
-		return r.startOperation(ctx, st, id, w.Verb, res, applied)
+		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, applied)
 	}
 	if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
@@ -121,15 +121,16 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 }
 
 // startOperation keeps the operation on the object and requeues.
-func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, res *arm.Result, applied string) (reconcile.Result, error) {
+// One Event says what was done when the operation ends (Created, Patched,
+// Updated, Deleted), as for a synchronous write.
+func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, create bool, res *arm.Result, applied string) (reconcile.Result, error) {
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339)}))
+	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339), Create: create}))
 	setAnnotation(st.obj, AnnotationARMID, id)
 	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	inflight.Inc()
-	r.event(st, corev1.EventTypeNormal, EventOperationStarted, fmt.Sprintf("%s %s is a long-running operation", verb, id))
 	return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
 }
 
@@ -173,6 +174,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	}
 	inflight.Dec()
 	if op.Verb == http.MethodDelete {
+		r.event(st, corev1.EventTypeNormal, EventDeleted, "DELETE "+id)
 		return r.removeFinalizer(ctx, st)
 	}
 	r.wroteNow(st)
@@ -180,7 +182,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	// with the rest of status: no metadata write. Its body counts as the
 	// last-applied one until the next write replaces both annotations.
 	st.lastOp = opHash(op)
-	r.event(st, corev1.EventTypeNormal, EventOperationSucceeded, fmt.Sprintf("%s %s succeeded", op.Verb, id))
+	r.event(st, corev1.EventTypeNormal, verbReason(op.Verb, op.Create), fmt.Sprintf("%s %s", op.Verb, id))
 	if res.Body != nil && res.Body["id"] == nil {
 		res = nil // not the resource (an operation status body)
 	}

@@ -46,15 +46,15 @@ func step(name string, err error) error {
 
 // Event reasons.
 const (
-	EventCreated            = "Created"
-	EventPatched            = "Patched"
-	EventUpdated            = "Updated"
-	EventDeleted            = "Deleted"
-	EventOperationStarted   = "OperationStarted"
-	EventOperationSucceeded = "OperationSucceeded"
-	EventDriftDetected      = "DriftDetected"
-	EventDetached           = "Detached"
-	EventNoDelete           = "NoDelete"
+	EventCreated = "Created"
+	EventPatched = "Patched"
+	EventUpdated = "Updated"
+	EventDeleted = "Deleted"
+	// EventOperationStarted is an Action's long-running operation started.
+	EventOperationStarted = "OperationStarted"
+	EventDriftDetected    = "DriftDetected"
+	EventDetached         = "Detached"
+	EventNoDelete         = "NoDelete"
 	// EventRegisteringProvider: the operator asked ARM to register the
 	// subscription with a resource provider (--register-providers).
 	EventRegisteringProvider = "RegisteringProvider"

@@ -47,7 +47,7 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 		return r.fail(ctx, st, step(stepDelete, err))
 	}
 	if !res.Done() {
-		return r.startOperation(ctx, st, id, http.MethodDelete, res, "")
+		return r.startOperation(ctx, st, id, http.MethodDelete, false, res, "")
 	}
 	r.event(st, corev1.EventTypeNormal, EventDeleted, "DELETE "+id)
 	return r.removeFinalizer(ctx, st)

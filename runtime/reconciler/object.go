@@ -52,11 +52,18 @@ type operation struct {
 	Applied string `json:"applied,omitempty"`
 	// Started is when the operation started (RFC 3339).
 	Started string `json:"started,omitempty"`
+	// Create is true for the PUT that creates the resource.
+	Create bool `json:"create,omitempty"`
 }
 
 // slowOperation is how long an operation runs before its progress is
 // written to the Ready condition: quicker ones cost no status write.
 const slowOperation = 15 * time.Second
+
+// slowOwner is how long a new object waits for an owner that exists
+// before WaitingForOwner is written to its status: an owner on its way
+// (its own operation, ARM's budget) costs no status write.
+const slowOwner = 2 * time.Minute
 
 func spec(obj *unstructured.Unstructured) map[string]any {
 	s, _ := obj.Object["spec"].(map[string]any)

@@ -162,7 +162,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		// An owner that exists and is on its way needs no status write for a
 		// fresh object: the owner's watch requeues it. A missing owner, or a
 		// long wait, is shown.
-		if st.ownerExists && time.Since(st.obj.GetCreationTimestamp().Time) < slowOperation && st.orig == nil {
+		if st.ownerExists && time.Since(st.obj.GetCreationTimestamp().Time) < slowOwner && st.orig == nil {
 			return reconcile.Result{RequeueAfter: slowOperation}, nil
 		}
 		st.setCondition(false, ReasonWaitingForOwner, waiting)
