@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -416,29 +415,6 @@ func (s *Server) remove(key string) {
 			delete(s.resources, k)
 		}
 	}
-}
-
-func (s *Server) list(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
-	prefix := strings.ToLower(m.id) + "/"
-	s.mu.RLock()
-	var keys []string
-	for k, res := range s.resources {
-		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "/") && strings.EqualFold(res.ARMType, d.ARMType) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.WriteString(`{"value":[`)
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(s.resources[k].rendered)
-	}
-	b.WriteString(`]}`)
-	s.mu.RUnlock()
-	writeRaw(w, http.StatusOK, b.Bytes())
 }
 
 func newETag() string { return `W/"` + newID() + `"` }
