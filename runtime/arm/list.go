@@ -20,9 +20,10 @@ import (
 // small contract stays what every fake has to implement.
 type Lister interface {
 	// List reads the collection at path page by page, following each
-	// page's nextLink, and gives every page's items to page in order; an
-	// error from page stops the listing and is returned. A missing scope
-	// is an *Error with IsNotFound.
+	// page's nextLink, and gives every page's items to page in order (an
+	// empty page too: page is called once per request answered); an error
+	// from page stops the listing and is returned. A missing scope is an
+	// *Error with IsNotFound.
 	List(ctx context.Context, path, apiVersion string, page func(items []map[string]any) error) error
 }
 
@@ -47,10 +48,8 @@ func (c *azClient) List(ctx context.Context, path, apiVersion string, page func(
 		if derr != nil {
 			return fmt.Errorf("arm: list %s: decode: %w", path, derr)
 		}
-		if len(p.Value) > 0 {
-			if err := page(p.Value); err != nil {
-				return err
-			}
+		if err := page(p.Value); err != nil {
+			return err
 		}
 		if p.NextLink == "" {
 			return nil
