@@ -34,6 +34,7 @@ func main() {
 	flag.IntVar(&opts.ReadBudget, "read-budget", 100000, "reads per subscription per window")
 	flag.IntVar(&opts.WriteBudget, "write-budget", 10000, "writes per subscription per window")
 	flag.IntVar(&opts.DeleteBudget, "delete-budget", 10000, "deletes per subscription per window")
+	flag.IntVar(&opts.PageSize, "page-size", fakearm.DefaultPageSize, "items per page of a LIST (the rest at its nextLink)")
 	flag.Float64Var(&opts.Faults.ThrottleRate, "fault-429-rate", 0, "share of requests answered 429 with Retry-After")
 	flag.Float64Var(&opts.Faults.ErrorRate, "fault-500-rate", 0, "share of requests answered 500")
 	flag.IntVar(&opts.Faults.LatencyMillis, "fault-latency-ms", 0, "latency added to every request")
