@@ -57,8 +57,8 @@ type Options struct {
 	Progress func(Event)
 }
 
-// DefaultSkipped are the ARM types not imported unless Options.Kinds
-// names their kind, with why.
+// DefaultSkipped are the ARM types (in lower case) not imported unless
+// Options.Kinds names their kind, with why.
 var DefaultSkipped = map[string]string{
 	"microsoft.resources/deployments":                                      "deployments are the history of template runs, not resources (a change would run one again)",
 	"microsoft.compute/virtualmachinescalesets/virtualmachines":            "scale-set instances belong to their scale set, which creates and deletes them",
@@ -189,7 +189,9 @@ type kindSet struct {
 	// children maps a lower-case ARM type to its walked child types.
 	children map[string][]*descriptor.Descriptor
 	group    *descriptor.Descriptor
-	skipped  []Skip
+	// skipped are the types DefaultSkipped leaves out; outside are the
+	// selected types that do not live in a resource group.
+	skipped, outside []Skip
 }
 
 // chooseKinds picks the version of each ARM type and the types to read.
@@ -223,6 +225,8 @@ func chooseKinds(o Options) (*kindSet, error) {
 		switch {
 		case len(o.Kinds) == 0 && skipped:
 			ks.skipped = append(ks.skipped, Skip{ARMType: d.ARMType, Kind: d.Kind, Reason: "not by default: " + why + " (--kinds " + d.Group + "/" + d.Kind + " imports them)"})
+		case ok && d != ks.group && d.Scope != descriptor.ScopeResourceGroup:
+			ks.outside = append(ks.outside, Skip{ARMType: d.ARMType, Kind: d.Kind, Reason: fmt.Sprintf("not in a resource group (scope %s): not read", d.Scope)})
 		case ok:
 			ks.selected[t] = true
 		}

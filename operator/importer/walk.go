@@ -255,6 +255,7 @@ func (w *walker) skips() []Skip {
 			out = append(out, s)
 		}
 	}
+	out = append(out, w.ks.outside...)
 	for _, s := range w.listSkips {
 		out = append(out, *s)
 	}
