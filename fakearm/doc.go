@@ -23,6 +23,16 @@
 // a real one. Secret and writeOnly values are never returned. If-Match and
 // If-None-Match are honoured (412).
 //
+// # Lists
+//
+// A LIST (GET of a type's collection in a scope) and a resource group's
+// inventory (GET …/resourceGroups/{g}/resources: the group's top-level
+// resources of any type, with id, name, type, location, kind, sku and tags)
+// answer in pages of Options.PageSize items (default DefaultPageSize), in
+// id order, each with a nextLink carrying a $skiptoken until the last.
+// Every page is journaled with its number and item count and counted as
+// "LIST" besides "GET".
+//
 // # Long-running operations
 //
 // Verbs marked long-running answer as ARM does, in one of the two styles the

@@ -417,46 +417,4 @@ func (s *Server) remove(key string) {
 	}
 }
 
-// list answers a list of a collection, a page of Options.PageSize items at
-// a time in id order; $skipToken is the id the next page starts after.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor) {
-	prefix := strings.ToLower(m.id) + "/"
-	after := strings.ToLower(r.URL.Query().Get("$skipToken"))
-	s.mu.RLock()
-	var keys []string
-	for k, res := range s.resources {
-		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "/") && strings.EqualFold(res.ARMType, d.ARMType) && k > after {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	next := ""
-	if len(keys) > s.opts.PageSize {
-		keys = keys[:s.opts.PageSize]
-		q := r.URL.Query()
-		q.Set("$skipToken", keys[len(keys)-1])
-		next = "https://" + r.Host + r.URL.Path + "?" + q.Encode()
-		if r.TLS == nil {
-			next = "http" + next[len("https"):]
-		}
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"value":[`)
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(s.resources[k].rendered)
-	}
-	b.WriteString(`]`)
-	s.mu.RUnlock()
-	if next != "" {
-		nl, _ := json.Marshal(next)
-		b.WriteString(`,"nextLink":`)
-		b.Write(nl)
-	}
-	b.WriteString(`}`)
-	writeRaw(w, http.StatusOK, b.Bytes())
-}
-
 func newETag() string { return `W/"` + newID() + `"` }

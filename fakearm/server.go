@@ -63,8 +63,8 @@ type Options struct {
 	Seed uint64
 	// JournalSize is how many journal entries are kept. Defaults to 100000.
 	JournalSize int
-	// PageSize is how many items a page of a list holds; a longer list
-	// carries a nextLink ($skipToken), as ARM's do. Defaults to 1000.
+	// PageSize is how many items a LIST answers per page; the rest follow
+	// at the page's nextLink, as ARM pages. Defaults to DefaultPageSize.
 	PageSize int
 	// Now returns the time. Defaults to time.Now.
 	Now func() time.Time
@@ -111,6 +111,11 @@ type Entry struct {
 	Status  int       `json:"status"`
 	ARMType string    `json:"armType,omitempty"`
 	Body    string    `json:"body,omitempty"`
+	// Page is, for a LIST (a collection or a group's resources), the
+	// number of the page answered, from 1; 0 for other requests.
+	Page int `json:"page,omitempty"`
+	// Items is how many items the LIST page held.
+	Items int `json:"items,omitempty"`
 }
 
 // Server is the emulator. It is an http.Handler.
@@ -178,7 +183,7 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 		opts.JournalSize = 100000
 	}
 	if opts.PageSize <= 0 {
-		opts.PageSize = 1000
+		opts.PageSize = DefaultPageSize
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -246,7 +251,8 @@ func (s *Server) ResetJournal() {
 }
 
 // Count returns how many requests were answered for a key: a method
-// ("PUT"), or a method and status ("PUT 201").
+// ("PUT"), or a method and status ("PUT 201"). LIST counts the pages of
+// lists answered (each is also a GET).
 func (s *Server) Count(key string) int64 {
 	if v, ok := s.counts.Load(key); ok {
 		return v.(*atomic.Int64).Load()
@@ -272,13 +278,18 @@ func (s *Server) count(key string) {
 // maxJournalBody is how much of a request body the journal keeps.
 const maxJournalBody = 64 << 10
 
-func (s *Server) record(r *http.Request, status int, armType string, body []byte) {
+func (s *Server) record(r *http.Request, rec *recorder, armType string, body []byte) {
+	status := rec.status
 	s.count(r.Method)
 	s.count(r.Method + " " + strconv.Itoa(status))
+	if rec.page > 0 {
+		s.count("LIST")
+		s.count("LIST " + strconv.Itoa(status))
+	}
 	if len(body) > maxJournalBody {
 		body = body[:maxJournalBody]
 	}
-	e := Entry{Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, ARMType: armType, Body: string(body)}
+	e := Entry{Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, ARMType: armType, Body: string(body), Page: rec.page, Items: rec.items}
 	s.jmu.Lock()
 	s.journal[s.jnext] = e
 	s.jnext++
@@ -288,10 +299,12 @@ func (s *Server) record(r *http.Request, status int, armType string, body []byte
 	s.jmu.Unlock()
 }
 
-// recorder captures the status for the journal.
+// recorder captures the status (and, for a LIST, the page) for the
+// journal.
 type recorder struct {
 	http.ResponseWriter
-	status int
+	status      int
+	page, items int
 }
 
 func (w *recorder) WriteHeader(code int) {
@@ -322,7 +335,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	armType := ""
 	defer func() {
 		if rec.status != 0 {
-			s.record(r, rec.status, armType, body)
+			s.record(r, rec, armType, body)
 		}
 	}()
 	h := rec.Header()
@@ -355,6 +368,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			armType = t
 			return
 		}
+	}
+	if s.inventory(rec, r, segs) {
+		return
 	}
 	m, ok := find(s.routes, segs)
 	if !ok && r.Method == http.MethodGet && s.statusRead(rec, segs) {

@@ -35,6 +35,7 @@ func main() {
 	flag.IntVar(&opts.WriteBudget, "write-budget", 10000, "size of a subscription's write bucket, refilled over --quota-window")
 	flag.IntVar(&opts.DeleteBudget, "delete-budget", 10000, "size of a subscription's delete bucket, refilled over --quota-window")
 	armLimits := flag.Bool("arm-limits", false, "ARM's published per-subscription limits: reads 250 refilled at 25/s, writes and deletes 200 refilled at 10/s (overrides the budget flags)")
+	flag.IntVar(&opts.PageSize, "page-size", fakearm.DefaultPageSize, "items per page of a LIST (the rest at its nextLink)")
 	flag.Float64Var(&opts.Faults.ThrottleRate, "fault-429-rate", 0, "share of requests answered 429 with Retry-After")
 	flag.Float64Var(&opts.Faults.ErrorRate, "fault-500-rate", 0, "share of requests answered 500")
 	flag.IntVar(&opts.Faults.LatencyMillis, "fault-latency-ms", 0, "latency added to every request")

@@ -70,7 +70,7 @@ func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string
 		}
 		reason = WhyLive + " at " + strings.Join(diff, ", ")
 		var err error
-		if patch, err = mergePatch(project(live, desired), desired); err != nil {
+		if patch, err = mergePatch(project(d, live, desired, nil), desired); err != nil {
 			return Write{}, err
 		}
 	case lastApplied == applied:
@@ -132,18 +132,23 @@ func putBody(d *descriptor.Descriptor, live, patch map[string]any) (map[string]a
 	return out, json.Unmarshal(merged, &out)
 }
 
-// project keeps the members of live that want has, recursively.
-func project(live, want map[string]any) map[string]any {
+// project keeps the members of live that want has, recursively, as drift
+// compares them: an open object (tags, a free-form map) is kept whole, so
+// that the merge patch to want removes the keys want does not have (else
+// the patch would leave them, drift would see them again, and correcting
+// it would PATCH forever).
+func project(d *descriptor.Descriptor, live, want map[string]any, table descriptor.Path) map[string]any {
 	out := map[string]any{}
 	for k, wv := range want {
 		lv, ok := live[k]
 		if !ok {
 			continue
 		}
+		tp, _, _ := d.Child(table, k)
 		wm, wok := wv.(map[string]any)
 		lm, lok := lv.(map[string]any)
-		if wok && lok {
-			out[k] = project(lm, wm)
+		if wok && lok && !d.Open(tp) {
+			out[k] = project(d, lm, wm, tp)
 			continue
 		}
 		out[k] = lv

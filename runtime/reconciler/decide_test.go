@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,12 @@ func TestDecide(t *testing.T) {
 		b["properties"].(map[string]any)["password"] = pw
 		return b
 	}
+	withRules := gadget()
+	withRules.Properties = append(withRules.Properties,
+		descriptor.Property{Path: descriptor.P("properties", "rules"), Class: descriptor.Writable},
+		descriptor.Property{Path: descriptor.P("properties", "rules", descriptor.Items, "state"), Class: descriptor.ReadOnly},
+		descriptor.Property{Path: descriptor.P("properties", "rules", descriptor.Items, "value"), Class: descriptor.Writable})
+	slices.SortFunc(withRules.Properties, func(a, b descriptor.Property) int { return a.Path.Compare(b.Path) })
 	applied := func(d *descriptor.Descriptor, b map[string]any) string { return mustJSON(hashSecrets(d, b)) }
 	live := map[string]any{"id": "/x", "location": "westeurope", "properties": map[string]any{"tier": "Hot", "provisioningState": "Succeeded", "setElsewhere": true}, "tags": map[string]any{"by": "portal"}}
 	cases := map[string]struct {
@@ -96,6 +103,23 @@ func TestDecide(t *testing.T) {
 			reason: "adoption: only the values that differ from the live resource are sent",
 			d:      gadget(), desired: map[string]any{"location": "westeurope", "properties": map[string]any{"tier": "Cool"}, "tags": map[string]any{"by": "portal"}}, live: live,
 			want: Write{Verb: "PATCH", Body: map[string]any{"properties": map[string]any{"tier": "Cool"}}, Reason: WhyLive + " at properties.tier"},
+		},
+		"AdoptOpenMapWhole": {
+			reason: "adoption: an open object (tags) is compared whole, so the patch also removes the keys the spec does not have (a patch that left them would be followed by the same drift, forever)",
+			d:      gadget(), desired: map[string]any{"location": "westeurope", "tags": map[string]any{"team": "a"}}, live: live,
+			want: Write{Verb: "PATCH", Body: map[string]any{"tags": map[string]any{"by": nil, "team": "a"}}, Reason: WhyLive + " at tags"},
+		},
+		"AdoptArrayReadOnlyInItems": {
+			reason: "adoption: array items ARM returns with a readOnly member (a rule's state) are compared on what the spec can set: in sync",
+			d:      withRules, desired: map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"value": "10.0.0.0/24"}}}},
+			live: map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"value": "10.0.0.0/24", "state": "Succeeded", "unknownToTheTable": true}}}},
+			want: Write{Reason: WhyInSync},
+		},
+		"AdoptArrayDiffers": {
+			reason: "adoption: an item that differs in a value the spec sets is still a change",
+			d:      withRules, desired: map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"value": "10.0.1.0/24"}}}},
+			live: map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"value": "10.0.0.0/24", "state": "Succeeded"}}}},
+			want: Write{Verb: "PATCH", Body: map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"value": "10.0.1.0/24"}}}}, Reason: WhyLive + " at properties.rules"},
 		},
 		"SecretUnchanged": {
 			reason: "the last-applied body holds the secret's hash: the same value is no change",

@@ -37,7 +37,7 @@ func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 				walk(wm, gm, tp, p)
 				continue
 			}
-			if !sameValue(wv, gv) {
+			if !sameValue(wv, settable(d, tp, gv)) {
 				out = append(out, p.String())
 			}
 		}
@@ -45,6 +45,36 @@ func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 	walk(desired, live, nil, nil)
 	sort.Strings(out)
 	return out
+}
+
+// settable returns the live value at table path tp without what a spec
+// cannot hold below it (readOnly, secret, writeOnly and unknown members of
+// objects and array items): a value compared whole, such as an array of
+// rules whose items ARM returns with a readOnly state, is compared on what
+// the spec can set. Open values (tags, free-form objects) are kept whole.
+func settable(d *descriptor.Descriptor, tp descriptor.Path, v any) any {
+	if d.Open(tp) {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ctp, c, known := d.Child(tp, k)
+			if !known || c == descriptor.ReadOnly || c == descriptor.Secret || c == descriptor.WriteOnly {
+				continue
+			}
+			out[k] = settable(d, ctp, e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = settable(d, tp.Item(), e)
+		}
+		return out
+	}
+	return v
 }
 
 func sameValue(a, b any) bool {
