@@ -2,6 +2,11 @@
 // resource type (see package fakearm).
 //
 //	go run ./cmd/fakearm [--addr 127.0.0.1:8443] [--state FILE] [--plain-http] ...
+//	go run ./cmd/fakearm conformance [--json FILE] RECORDING.yaml|DIR ...
+//
+// conformance replays recorded real ARM traffic against the emulator and
+// prints how much of it the emulator answers as Azure did
+// (docs/conformance.md).
 package main
 
 import (
@@ -19,6 +24,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "conformance" {
+		os.Exit(runConformance(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var (
 		opts    fakearm.StartOptions
 		certOut string
