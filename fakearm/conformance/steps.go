@@ -69,9 +69,9 @@ func Steps(c *cassette.Cassette) []Step {
 		via string
 	}
 	var steps []Step
-	ops := map[string]opKey{}   // lower-case operation path → its mutation step and header
-	opStep := map[opKey]int{}  // → index of its Operation step
-	lastRead := -1              // index of the Read step a GET may extend
+	ops := map[string]opKey{} // lower-case operation path → its mutation step and header
+	opStep := map[opKey]int{} // → index of its Operation step
+	lastRead := -1            // index of the Read step a GET may extend
 	for i, it := range c.Interactions {
 		path := it.Path()
 		lp := strings.ToLower(path)
