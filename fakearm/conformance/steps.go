@@ -62,7 +62,8 @@ type Step struct {
 //     or Location (other than the resource itself) belongs to the Operation
 //     step of the mutation that started the operation, whatever comes in
 //     between;
-//   - consecutive GETs of the same URL otherwise form one Read step.
+//   - consecutive GETs of the same URL otherwise form one Read step (any
+//     other interaction in between ends the run).
 func Steps(c *cassette.Cassette) []Step {
 	type opKey struct {
 		of  int
@@ -87,6 +88,7 @@ func Steps(c *cassette.Cassette) []Step {
 			steps[si].Interactions = append(steps[si].Interactions, i)
 			steps[si].Path = path
 			origin = k.of
+			lastRead = -1
 		case it.Request.Method == http.MethodGet:
 			if lastRead >= 0 && steps[lastRead].sameURL(c, it) {
 				steps[lastRead].Interactions = append(steps[lastRead].Interactions, i)
