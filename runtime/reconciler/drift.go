@@ -47,6 +47,39 @@ func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 	return out
 }
 
+// settled splits drift paths into those Azure changed since the operator
+// last looked (drift: corrected) and those where ARM answers what was
+// applied in its own way (a Redis redisVersion "6" read back as "6.0.14",
+// a value the service fills in): the value the GET right after a write
+// returned, still the same as in status. The second kind is never
+// corrected: a PUT would get the same answer again, forever.
+func settled(st *state, paths []string, live map[string]any) (drifted, normalised []string) {
+	for _, p := range paths {
+		path, err := descriptor.ParsePath(p)
+		switch {
+		case st.wrote:
+			normalised = append(normalised, p)
+		case err == nil && sameAt(path, st.orig, live):
+			normalised = append(normalised, p)
+		default:
+			drifted = append(drifted, p)
+		}
+	}
+	return drifted, normalised
+}
+
+// sameAt reports whether two bodies hold the same value at a path (or
+// both none: a value the service drops). A nil a (no status yet) holds
+// nothing to compare.
+func sameAt(p descriptor.Path, a, b map[string]any) bool {
+	if a == nil {
+		return false
+	}
+	av, aok := p.Get(a)
+	bv, bok := p.Get(b)
+	return aok == bok && (!aok || sameValue(av, bv))
+}
+
 func sameValue(a, b any) bool {
 	norm := func(v any) any {
 		raw, _ := json.Marshal(v)

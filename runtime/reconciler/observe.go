@@ -44,7 +44,8 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			return r.fail(ctx, st, err)
 		}
 	}
-	if diff := drift(r.Desc, desired, res.Body); len(diff) > 0 {
+	diff, normalised := settled(st, drift(r.Desc, desired, res.Body), res.Body)
+	if len(diff) > 0 {
 		if st.policy.CorrectsDrift() {
 			driftCorrections.Inc()
 			r.event(st, corev1.EventTypeWarning, EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
@@ -69,7 +70,11 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
 		switch {
 		case state == "" || strings.EqualFold(state, "Succeeded"):
-			st.setCondition(true, ReasonSucceeded, "")
+			note := ""
+			if len(normalised) > 0 {
+				note = "ARM answers " + strings.Join(normalised, ", ") + " differently from spec: its normalisation of what was applied, not drift"
+			}
+			st.setCondition(true, ReasonSucceeded, note)
 		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
 			st.userMustAct(ReasonFailed, "provisioningState is "+state)
 		default:

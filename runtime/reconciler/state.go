@@ -47,6 +47,10 @@ type state struct {
 	// mustAct marks cond as something only the user can fix.
 	mustAct bool
 	body    map[string]any // GET body for status, if read
+	// wrote is set when this reconcile wrote to ARM, or saw its operation
+	// end: the GET that follows is ARM's answer to what was applied, not
+	// drift (drift.go, settled).
+	wrote bool
 	plan    map[string]any // status.reconcilePlan, under the plan policy
 	lastOp  string         // status.lastOperation to write, if it changed
 }
