@@ -50,9 +50,9 @@ type state struct {
 	// wrote is set when this reconcile wrote to ARM, or saw its operation
 	// end: the GET that follows is ARM's answer to what was applied, not
 	// drift (drift.go, settled).
-	wrote bool
-	plan    map[string]any // status.reconcilePlan, under the plan policy
-	lastOp  string         // status.lastOperation to write, if it changed
+	wrote  bool
+	plan   map[string]any // status.reconcilePlan, under the plan policy
+	lastOp string         // status.lastOperation to write, if it changed
 }
 
 // opHash identifies an operation in status.lastOperation.
