@@ -57,7 +57,7 @@ func longRunning(d *descriptor.Descriptor, verb string) (bool, string) {
 // actions): Location when the swagger's final-state-via says so, else
 // Azure-AsyncOperation (with Location for DELETE and POST). Types with a
 // profile answer as it says (profile.go).
-func style(d *descriptor.Descriptor, verb, finalStateVia string) string {
+func style(verb, finalStateVia string) string {
 	switch {
 	case strings.EqualFold(finalStateVia, "location"):
 		return styleLocation

@@ -305,7 +305,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, created bool, verb string) {
 	d := res.d
 	lro, fsv := longRunning(d, verb)
-	opStyle := style(d, verb, fsv)
+	opStyle := style(verb, fsv)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
@@ -423,7 +423,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 		return
 	}
 	lro, fsv := longRunning(d, "DELETE")
-	opStyle, status := style(d, "DELETE", fsv), http.StatusOK
+	opStyle, status := style(http.MethodDelete, fsv), http.StatusOK
 	if ans := s.answerFor(d, http.MethodDelete, false); ans != nil {
 		lro, status = ans.LongRunning(), ans.Status
 		if lro {
