@@ -84,6 +84,14 @@ bench-fakearm: ## Requests per second of the ARM emulator over loopback HTTPS (G
 fakearm: ## Run the local ARM emulator (prints its endpoint and how to point a client at it).
 	$(GO) run ./cmd/fakearm
 
+CONFORMANCE_FLAGS ?=
+
+.PHONY: conformance
+conformance: ## Replay the recorded real ARM traffic (test/recordings, ../shared/recordings when present) against the emulator; prints a table and "interactions matching: N/M" (docs/conformance.md; CONFORMANCE_FLAGS=--json FILE).
+	@dirs=test/recordings; \
+	  if [ -d ../shared/recordings ]; then dirs="$$dirs ../shared/recordings"; else echo "conformance: ../shared/recordings is absent: replaying test/recordings only" >&2; fi; \
+	  $(GO) run ./cmd/fakearm conformance $(CONFORMANCE_FLAGS) $$dirs
+
 .PHONY: bench-generate
 bench-generate: specs ## Time generating the whole shared corpus, by stage, with peak memory.
 	$(GO) test -run '^$$' -bench BenchmarkGenerate -benchtime 3x -benchmem ./generator/

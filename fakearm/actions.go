@@ -105,7 +105,7 @@ func (s *Server) runAction(w http.ResponseWriter, r *http.Request, m match, d *d
 		writeRaw(w, http.StatusOK, out)
 		return
 	}
-	op := s.startOp(res, http.MethodPost, style(d, http.MethodPost, a.FinalStateVia))
+	op := s.startOp(res, http.MethodPost, style(http.MethodPost, a.FinalStateVia))
 	if s.acts.results == nil {
 		s.acts.results = map[string][]byte{}
 	}

@@ -30,9 +30,11 @@ const (
 	account   = rg + "/providers/Microsoft.Storage/storageAccounts/media01"
 	container = account + "/blobServices/default/containers/images"
 	vault     = rg + "/providers/Microsoft.KeyVault/vaults/kv1"
+	redis     = rg + "/providers/Microsoft.Cache/redis/cache1"
 	rgAPI     = "2024-03-01"
 	stAPI     = "2023-05-01"
 	kvAPI     = "2023-07-01"
+	redisAPI  = "2024-03-01"
 )
 
 // payload is a named type: azcore's resume tokens need one.
@@ -261,10 +263,12 @@ func TestRequestValidation(t *testing.T) {
 func TestAzureAsyncOperationAndResumeToken(t *testing.T) {
 	e := start(t, fakearm.StartOptions{Options: fakearm.Options{LROPolls: 3}})
 	e.resourceGroup()
-	// Key vaults: PUT is long-running without final-state-via → the
-	// Azure-AsyncOperation style.
-	body := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-000000000002", "sku": map[string]any{"family": "A", "name": "standard"}}}
-	resp := e.do(http.MethodPut, vault, kvAPI, body)
+	// Redis caches: PUT is long-running without final-state-via, and the
+	// examples answer a create 201 → the Azure-AsyncOperation style. (Key
+	// vaults were the example here until the recordings showed ARM
+	// answering their PUT synchronously: generated/profiles.)
+	body := map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}}
+	resp := e.do(http.MethodPut, redis, redisAPI, body)
 	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Azure-AsyncOperation") == "" {
 		t.Fatalf("PUT: %d, Azure-AsyncOperation %q", resp.StatusCode, resp.Header.Get("Azure-AsyncOperation"))
 	}

@@ -8,8 +8,16 @@
 // and api-versions: PUT (create or replace), PATCH (JSON merge), GET, DELETE
 // (children go with their parent) and list in a scope. Unknown api-version →
 // 400 InvalidApiVersionParameter; missing resource group → 404
-// ResourceGroupNotFound; missing parent → 404 ParentResourceNotFound; missing
-// resource → 404 ResourceNotFound, all with ARM's error body.
+// ResourceGroupNotFound (also for a DELETE); missing parent → 404
+// ParentResourceNotFound; missing resource → 404 ResourceNotFound or the
+// profile's code, all with ARM's error body.
+//
+// # Playback and conformance
+//
+// Playback is another ARM: it answers only with a recorded conversation's
+// responses (test/playback runs the operator against it). The conformance
+// package replays recordings against the emulator and measures how much it
+// answers as Azure did (`fakearm conformance`, docs/conformance.md).
 //
 // # Like ARM
 //
@@ -33,16 +41,30 @@
 // Every page is journaled with its number and item count and counted as
 // "LIST" besides "GET".
 //
+// # Like real ARM: the behaviour profiles
+//
+// Per type and api-version the emulator follows the behaviour profile the
+// generator learned from recorded real ARM traffic, the x-ms-examples and
+// the swagger (generated/profiles, package fakearm/profile,
+// docs/emulator.md): whether a verb is synchronous or long-running and
+// with which header, its status codes (PUT 200 or 201, DELETE 200, 202 or
+// 204, DELETE of a missing resource 204), the provider's not-found code
+// (QueueNotFound…), refused names (AccountNameInvalid) and regions, the
+// conflict of a PUT during a delete, and the defaults real GET answers
+// carry. Options.Profiles replaces them; a type without a profile follows
+// its swagger.
+//
 // # Long-running operations
 //
-// Verbs marked long-running answer as ARM does, in one of the two styles the
-// recordings in ../shared/recordings show: Azure-AsyncOperation (201/200
-// with the body, then an operation resource that reports InProgress N times
-// and then Succeeded or Failed) or Location (202, then the Location URL
-// answers 202 until done and finally 200 with the resource; 200 with no body
-// for DELETE). Both carry Retry-After. Storage accounts use Location, as the
-// recordings show; other types use Azure-AsyncOperation (DELETE also sends
-// Location).
+// Long-running answers take one of the styles the recordings show:
+// Azure-AsyncOperation (201/200 with the body, then an operation resource
+// that reports InProgress and then Succeeded or Failed), Location (202,
+// then the Location URL answers 202 until done and finally 200 with the
+// resource; 200 with no body for DELETE), or both (202 with both headers,
+// as most DELETEs). Operations run on the clock: one ends LRODuration after
+// it started, polled or not (a resource group DELETE removes its children
+// by itself), or earlier after LROPolls polls. Operation URLs name the
+// resource's region. All carry Retry-After.
 //
 // # Actions
 //

@@ -18,6 +18,9 @@ const (
 	// styleLocation: 202 with Location; the Location URL answers 202 until
 	// done, then 200 (with the resource for PUT).
 	styleLocation = "location"
+	// styleBoth: Azure-AsyncOperation and a Location that answers as in
+	// styleLocation (DELETE in most providers, Compute's PUT).
+	styleBoth = "both"
 )
 
 // operation is a long-running operation in flight.
@@ -35,6 +38,8 @@ type operation struct {
 	Ended     time.Time `json:"ended,omitempty"`
 	// APIVersion is echoed in the operation URLs.
 	APIVersion string `json:"apiVersion"`
+	// Region is the resource's region, in the operation URLs.
+	Region string `json:"region,omitempty"`
 }
 
 // longRunning reports whether the Descriptor marks a verb long-running, and
@@ -48,49 +53,30 @@ func longRunning(d *descriptor.Descriptor, verb string) (bool, string) {
 	return false, ""
 }
 
-// style picks the LRO style: what the swagger says, else what the
-// recordings show for the type (Location for storage accounts and for the
-// deletion of resource groups), else Azure-AsyncOperation.
-func style(d *descriptor.Descriptor, verb, finalStateVia string) string {
+// style picks the LRO style of a type without a profile (and of POST
+// actions): Location when the swagger's final-state-via says so, else
+// Azure-AsyncOperation (with Location for DELETE and POST). Types with a
+// profile answer as it says (profile.go).
+func style(verb, finalStateVia string) string {
 	switch {
 	case strings.EqualFold(finalStateVia, "location"):
 		return styleLocation
-	case strings.EqualFold(d.ARMType, "Microsoft.Storage/storageAccounts"):
-		return styleLocation
-	case strings.EqualFold(d.ARMType, "Microsoft.Resources/resourceGroups") && verb == "DELETE":
-		return styleLocation
+	case verb == http.MethodDelete || verb == http.MethodPost:
+		return styleBoth
 	}
 	return styleAsync
-}
-
-// createdStatus is the status of a synchronous create: 201, except the
-// storage children the recordings show answering 200.
-func createdStatus(d *descriptor.Descriptor) int {
-	t := strings.ToLower(d.ARMType)
-	if strings.HasPrefix(t, "microsoft.storage/storageaccounts/") && d.Singleton != "" || strings.HasSuffix(t, "/queueservices/queues") {
-		return http.StatusOK
-	}
-	return http.StatusCreated
-}
-
-// deletedStatus is the status of a synchronous delete: 200, 204 for queues
-// (as recorded).
-func deletedStatus(d *descriptor.Descriptor) int {
-	if strings.HasSuffix(strings.ToLower(d.ARMType), "/queueservices/queues") {
-		return http.StatusNoContent
-	}
-	return http.StatusOK
 }
 
 func (s *Server) startOp(res *resource, verb, style string) *operation {
 	segs := strings.Split(strings.Trim(res.ID, "/"), "/")
 	op := &operation{ID: newID(), Resource: strings.ToLower(res.ID), Verb: verb, Style: style, Remaining: s.opts.LROPolls,
-		Status: "InProgress", Started: s.opts.Now().UTC(), APIVersion: res.APIVersion, Namespace: strings.Split(res.ARMType, "/")[0]}
+		Status: "InProgress", Started: s.opts.Now().UTC(), APIVersion: res.APIVersion, Namespace: strings.Split(res.ARMType, "/")[0], Region: s.regionOf(res)}
 	if len(segs) > 1 && strings.EqualFold(segs[0], "subscriptions") {
 		op.Sub = segs[1]
 	}
 	op.Fail = s.CurrentFaults().FailLROs
 	s.ops[op.ID] = op
+	s.clock(op)
 	return op
 }
 
@@ -116,15 +102,18 @@ func (s *Server) opURLs(r *http.Request, op *operation) (async, location string)
 	if strings.EqualFold(op.Namespace, "Microsoft.Resources") {
 		return "", base + "/operationresults/" + op.ID + q
 	}
-	prefix := base + "/providers/" + op.Namespace + "/locations/westus2"
-	if op.Style == styleLocation {
+	region := op.Region
+	if region == "" {
+		region = "westus2" // an operation saved by an older emulator
+	}
+	prefix := base + "/providers/" + op.Namespace + "/locations/" + region
+	switch op.Style {
+	case styleLocation:
 		return "", prefix + "/asyncoperations/" + op.ID + "?monitor=true&api-version=" + op.APIVersion
+	case styleBoth: // a POST's result is read at Location
+		return prefix + "/operations/" + op.ID + q, prefix + "/operationResults/" + op.ID + q
 	}
-	async = prefix + "/operations/" + op.ID + q
-	if op.Verb == "DELETE" || op.Verb == "POST" { // a POST's result is read at Location
-		location = prefix + "/operationResults/" + op.ID + q
-	}
-	return async, location
+	return prefix + "/operations/" + op.ID + q, ""
 }
 
 func (s *Server) opHeaders(w http.ResponseWriter, r *http.Request, op *operation) {
@@ -140,13 +129,25 @@ func (s *Server) opHeaders(w http.ResponseWriter, r *http.Request, op *operation
 }
 
 // advance counts one observation of an operation and finishes it when its
-// polls are used up. The caller holds s.mu.
+// polls are used up or its time has come (see clock). The caller holds
+// s.mu.
 func (s *Server) advance(op *operation) {
 	if op.Status != "InProgress" {
 		return
 	}
-	if op.Remaining > 0 {
+	due := s.opts.LRODuration >= 0 && !s.opts.Now().UTC().Before(op.Started.Add(s.opts.LRODuration))
+	if op.Remaining > 0 && !due {
 		op.Remaining--
+		return
+	}
+	s.finish(op)
+}
+
+// finish ends an operation in flight: the resource reaches its final
+// state (a DELETE removes it and everything below it). The caller holds
+// s.mu.
+func (s *Server) finish(op *operation) {
+	if op.Status != "InProgress" {
 		return
 	}
 	op.Ended = s.opts.Now().UTC()

@@ -46,6 +46,7 @@ func (s *Server) render(res *resource) {
 		}
 		props["provisioningState"] = res.State
 	}
+	s.profileDefaults(d, body)
 	serverDefaults(d, body)
 	placeholders(d, body, res)
 	b, err := json.Marshal(body)
@@ -62,7 +63,10 @@ func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) 
 		if p.Class != descriptor.ReadOnly || slices.ContainsFunc(p.Path, descriptor.IsWildcard) {
 			continue
 		}
-		if parent, last := slot(body, p.Path, false); parent != nil {
+		// properties.* is there even when the request sent no properties,
+		// as in a real GET; deeper objects only when their parent is.
+		create := len(p.Path) == 2 && p.Path[0] == "properties"
+		if parent, last := slot(body, p.Path, create); parent != nil {
 			parent[last] = placeholder(p, res)
 		}
 	}

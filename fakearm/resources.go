@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -250,9 +251,12 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descrip
 		e.write(w)
 		return
 	}
+	if existing == nil && (!s.checkName(w, d, name) || !s.checkLocation(w, d, obj)) {
+		return
+	}
 	if existing != nil {
 		if existing.State == stateDeleting {
-			armError(w, http.StatusConflict, "Conflict", fmt.Sprintf("The resource '%s' is being deleted.", m.id), "")
+			s.beingDeleted(w, d, m.id)
 			return
 		}
 		if e := createOnlyChanges(d, existing.Desired, obj, nil, nil); e != nil {
@@ -282,7 +286,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 		return
 	}
 	if existing == nil || existing.State == stateDeleting {
-		notFound(w, m, d)
+		s.notFound(w, m, d)
 		return
 	}
 	merged := mergePatch(runtime.DeepCopyJSON(existing.Desired), obj)
@@ -300,30 +304,43 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, created bool, verb string) {
 	d := res.d
 	lro, fsv := longRunning(d, verb)
+	opStyle := style(verb, fsv)
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	empty := false
+	ans := s.answerFor(d, verb, created)
+	if ans != nil { // the type's profile: what real ARM answers
+		lro, status, empty = ans.LongRunning(), ans.Status, ans.EmptyBody
+		if lro {
+			opStyle = styleOf(ans)
+		}
+	}
 	var op *operation
 	if lro {
 		res.State = stateUpdating
 		if created {
 			res.State = stateCreating
 		}
-		op = s.startOp(res, verb, style(d, verb, fsv))
+		op = s.startOp(res, verb, opStyle)
 		res.Op = op.ID
 	}
 	s.resources[strings.ToLower(res.ID)] = res
 	s.render(res)
 	s.persist()
-	status := http.StatusOK
-	if created && createdStatus(d) == http.StatusCreated {
-		status = http.StatusCreated
-	}
 	w.Header().Set("ETag", res.ETag)
-	if op == nil {
-		writeRaw(w, status, res.rendered)
-		return
+	if ans != nil && ans.Location == profile.LocationResource {
+		w.Header().Set("Location", res.ID)
 	}
-	s.opHeaders(w, r, op)
-	if op.Style == styleLocation {
-		w.WriteHeader(http.StatusAccepted)
+	if op != nil {
+		s.opHeaders(w, r, op)
+		if ans == nil && op.Style == styleLocation {
+			status, empty = http.StatusAccepted, true
+		}
+	}
+	if empty {
+		w.WriteHeader(status)
 		return
 	}
 	writeRaw(w, status, res.rendered)
@@ -354,11 +371,24 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, m match, d *descrip
 		s.mu.Unlock()
 	}
 	if res == nil {
-		notFound(w, m, d)
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		s.notFound(w, m, d)
 		return
 	}
 	w.Header().Set("ETag", etag)
 	writeRaw(w, http.StatusOK, body)
+}
+
+// notFound answers for a resource that does not exist: with the profile's
+// error (the provider's own code, such as QueueNotFound) when its parent
+// exists, as recorded, else ARM's gateway error. The caller holds s.mu.
+func (s *Server) notFound(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
+	if p := s.profileOf(d); p != nil && p.NotFound != nil && s.checkParent(m, d) == nil {
+		profileError(w, p.NotFound, fmt.Sprintf("The Resource '%s/%s' was not found.", d.ARMType, strings.Join(m.names, "/")), "")
+		return
+	}
+	notFound(w, m, d)
 }
 
 func notFound(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
@@ -380,14 +410,29 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 		return
 	}
 	if res == nil {
-		w.WriteHeader(http.StatusNoContent)
+		if e := s.checkParent(m, d); e != nil { // the group is gone: ARM's gateway says so
+			e.write(w)
+			return
+		}
+		status := http.StatusNoContent
+		if p := s.profileOf(d); p != nil && p.DeleteMissing != nil {
+			status = p.DeleteMissing.Status
+		}
+		w.WriteHeader(status)
 		return
 	}
 	lro, fsv := longRunning(d, "DELETE")
+	opStyle, status := style(http.MethodDelete, fsv), http.StatusOK
+	if ans := s.answerFor(d, http.MethodDelete, false); ans != nil {
+		lro, status = ans.LongRunning(), ans.Status
+		if lro {
+			opStyle = styleOf(ans)
+		}
+	}
 	if !lro {
 		s.remove(key)
 		s.persist()
-		w.WriteHeader(deletedStatus(d))
+		w.WriteHeader(status)
 		return
 	}
 	if res.State == stateDeleting && res.Op != "" {
@@ -398,7 +443,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 		}
 	}
 	res.State = stateDeleting
-	op := s.startOp(res, "DELETE", style(d, "DELETE", fsv))
+	op := s.startOp(res, "DELETE", opStyle)
 	res.Op = op.ID
 	s.render(res)
 	s.persist()

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -23,9 +24,18 @@ type Options struct {
 	// Token, when set, is the only bearer token accepted. Defaults to
 	// accepting any bearer token.
 	Token string
-	// LROPolls is how many polls of an operation answer InProgress before
-	// it ends. Defaults to 1.
+	// LROPolls is how many polls of an operation answer InProgress at
+	// most before it ends. Defaults to 1.
 	LROPolls int
+	// LRODuration is how long an operation runs: it ends then by itself,
+	// polled or not (a resource group DELETE removes its children without
+	// anyone asking), or earlier when LROPolls polls have been answered.
+	// Defaults to 10s; negative: only polls end operations.
+	LRODuration time.Duration
+	// Profiles are the behaviour profiles the emulator follows (package
+	// fakearm/profile). Defaults to the generated ones, generated/profiles;
+	// an empty set makes every type follow its swagger alone.
+	Profiles *profile.Set
 	// RetryAfter is the Retry-After of LRO responses. Defaults to 1s; a
 	// negative value sends Retry-After: 0.
 	RetryAfter time.Duration
@@ -144,12 +154,23 @@ type Server struct {
 
 	ad   directory     // Azure AD apps and issued tokens (aad.go)
 	regs registrations // provider registrations (providers.go)
+	profiles *profile.Set
 }
 
 // New returns a Server for the resource types of descs.
 func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 	if opts.LROPolls <= 0 {
 		opts.LROPolls = 1
+	}
+	if opts.LRODuration == 0 {
+		opts.LRODuration = 10 * time.Second
+	}
+	if opts.Profiles == nil {
+		set, err := defaultProfiles()
+		if err != nil {
+			return nil, err
+		}
+		opts.Profiles = set
 	}
 	if opts.RetryAfter == 0 {
 		opts.RetryAfter = time.Second
@@ -197,6 +218,7 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 		rng:       mrand.New(mrand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		journal:   make([]Entry, opts.JournalSize),
 		quota:     map[string]*budget{},
+		profiles:  opts.Profiles,
 	}
 	s.SetFaults(opts.Faults)
 	for _, a := range opts.Apps {

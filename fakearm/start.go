@@ -21,6 +21,12 @@ import (
 // Running is an emulator serving on a loopback port.
 type Running struct {
 	*Server
+	*Endpoint
+}
+
+// Endpoint is a handler served on a loopback port (the emulator, or a
+// Playback).
+type Endpoint struct {
 	// URL is the endpoint, e.g. https://127.0.0.1:40123.
 	URL string
 	// CertPEM is the self-signed certificate (nil for plain HTTP).
@@ -47,6 +53,16 @@ func Start(descs []*descriptor.Descriptor, opts StartOptions) (*Running, error) 
 	if err != nil {
 		return nil, err
 	}
+	e, err := Serve(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Running{Server: s, Endpoint: e}, nil
+}
+
+// Serve serves any handler as Start serves the emulator (Addr, PlainHTTP;
+// the other options are the emulator's), until Close.
+func Serve(h http.Handler, opts StartOptions) (*Endpoint, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
@@ -54,7 +70,7 @@ func Start(descs []*descriptor.Descriptor, opts StartOptions) (*Running, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &Running{Server: s, ln: ln, srv: &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}}
+	r := &Endpoint{ln: ln, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
 	scheme := "http"
 	if !opts.PlainHTTP {
 		cert, pemBytes, err := selfSigned()
@@ -78,10 +94,10 @@ func Start(descs []*descriptor.Descriptor, opts StartOptions) (*Running, error) 
 }
 
 // Close stops serving.
-func (r *Running) Close() error { return r.srv.Close() }
+func (r *Endpoint) Close() error { return r.srv.Close() }
 
-// HTTPClient returns a client that trusts the emulator's certificate.
-func (r *Running) HTTPClient() *http.Client {
+// HTTPClient returns a client that trusts the endpoint's certificate.
+func (r *Endpoint) HTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: r.CertPool, MinVersion: tls.VersionTLS12}
 	tr.MaxIdleConnsPerHost = 64

@@ -83,6 +83,7 @@ func (s *Server) load() error {
 	}
 	for _, op := range st.Ops {
 		s.ops[op.ID] = op
+		s.clock(op)
 	}
 	s.acts.gens, s.acts.results = st.KeyGenerations, st.ActionResults
 	return nil

@@ -22,6 +22,7 @@ package generator
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -235,6 +236,12 @@ func Generate(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("nothing written: %d entries of %s do not apply:\n  %w", len(errs), opts.Config.ConfigFile(), joinIndented(errs))
 	}
 	extra, notes := learnFromExamples(all, opts.SpecRoot)
+	profiles, pnotes, err := learnProfiles(all, opts)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(extra, profiles)
+	notes = append(notes, pnotes...)
 	reports := changeReports(a.Model, a.Older)
 	for _, cr := range reports {
 		var buf strings.Builder

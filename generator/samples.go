@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -10,6 +11,7 @@ import (
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/examples"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/profile"
 )
 
 // learnFromExamples reads the PUT examples of every kind: it makes one
@@ -63,4 +65,21 @@ func sampleYAML(k *model.Kind, ex examples.Example) ([]byte, error) {
 	b.WriteString("---\n")
 	b.Write(body)
 	return []byte(b.String()), nil
+}
+
+// learnProfiles learns the behaviour profile of every kind (generator/profile)
+// from the recordings the config names, the examples and the swagger:
+// profiles/<provider>.yaml and profiles/profiles.go.
+func learnProfiles(m *model.Model, opts Options) (map[string][]byte, []string, error) {
+	var dirs []string
+	if opts.Config != nil {
+		for _, r := range opts.Config.Recordings {
+			dirs = append(dirs, filepath.Join(opts.Config.Dir, filepath.FromSlash(r)))
+		}
+	}
+	recs, err := profile.LoadRecordings(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return profile.Learn(m, profile.Options{SpecRoot: opts.SpecRoot, Recordings: recs, Header: emit.Header})
 }

@@ -2,6 +2,11 @@
 // resource type (see package fakearm).
 //
 //	go run ./cmd/fakearm [--addr 127.0.0.1:8443] [--state FILE] [--plain-http] ...
+//	go run ./cmd/fakearm conformance [--json FILE] RECORDING.yaml|DIR ...
+//
+// conformance replays recorded real ARM traffic against the emulator and
+// prints how much of it the emulator answers as Azure did
+// (docs/conformance.md).
 package main
 
 import (
@@ -19,6 +24,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "conformance" {
+		os.Exit(runConformance(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	var (
 		opts    fakearm.StartOptions
 		certOut string
@@ -28,7 +36,8 @@ func main() {
 	flag.StringVar(&certOut, "cert-out", filepath.Join(os.TempDir(), "fakearm-ca.pem"), "where to write the self-signed certificate, for clients to trust")
 	flag.StringVar(&opts.Token, "token", "", "the only bearer token accepted (default: any)")
 	flag.StringVar(&opts.StateFile, "state", "", "file that keeps resources across restarts (default: memory only)")
-	flag.IntVar(&opts.LROPolls, "lro-polls", 1, "polls an operation answers InProgress before it ends")
+	flag.IntVar(&opts.LROPolls, "lro-polls", 1, "polls an operation answers InProgress at most before it ends")
+	flag.DurationVar(&opts.LRODuration, "lro-duration", 10*time.Second, "how long an operation runs when nobody polls it (negative: until polled)")
 	flag.DurationVar(&opts.RetryAfter, "retry-after", time.Second, "Retry-After of long-running operations")
 	flag.DurationVar(&opts.QuotaWindow, "quota-window", time.Minute, "time a rate-limit bucket takes to refill from empty (ARM: --read-budget 250 --quota-window 10s is 25 reads per second)")
 	flag.IntVar(&opts.ReadBudget, "read-budget", 100000, "size of a subscription's read bucket, refilled over --quota-window")

@@ -47,6 +47,11 @@ type Config struct {
 	// files give a group several api-versions (v20230501). Defaults to the
 	// newest stable version of each kind.
 	StorageVersions map[string]string `json:"storageVersions,omitempty"`
+	// Recordings are folders of go-vcr cassettes of real ARM traffic,
+	// relative to the repository root, that the behaviour profiles learn
+	// from (generator/profile). Defaults to none: the profiles then come
+	// from the examples and the swagger alone.
+	Recordings []string `json:"recordings,omitempty"`
 
 	// Dir is the repository root the relative paths above start from (the
 	// parent of the folder holding the file). Set by Load.

@@ -88,6 +88,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	r.event(st, corev1.EventTypeNormal, verbReason(w.Verb, w.Create), fmt.Sprintf("%s %s", w.Verb, id))
+	st.wrote = true
 	return r.observe(ctx, st, id, desired)
 }
 
@@ -186,6 +187,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	if res.Body != nil && res.Body["id"] == nil {
 		res = nil // not the resource (an operation status body)
 	}
+	st.wrote = true
 	return r.observeWith(ctx, st, id, nil, res)
 }
 

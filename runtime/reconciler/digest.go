@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -63,13 +64,38 @@ func hashOf(v any) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// digest hashes each top-level member of an ARM body.
+// mapMark is the digest of a member that is an object: its members have
+// digests of their own ("properties.accessTier").
+const mapMark = "{}"
+
+// digest hashes the members of an ARM body two levels deep: a top-level
+// member that is an object by each of its members (its path's text form,
+// properties.accessTier), any other by its whole value.
 func digest(body map[string]any) map[string]string {
 	out := make(map[string]string, len(body))
 	for k, v := range body {
-		out[k] = hashOf(v)
+		m, ok := v.(map[string]any)
+		if !ok {
+			out[descriptor.P(k).String()] = hashOf(v)
+			continue
+		}
+		out[descriptor.P(k).String()] = mapMark
+		for c, cv := range m {
+			out[descriptor.P(k, c).String()] = hashOf(cv)
+		}
 	}
 	return out
+}
+
+// subsetDigest reports whether every digest of part is in whole, alike:
+// what a listed body says, the status says too.
+func subsetDigest(part, whole map[string]string) bool {
+	for k, h := range part {
+		if whole[k] != h {
+			return false
+		}
+	}
+	return true
 }
 
 // digestOf returns the digest of a status: the one TransformForCache left,
@@ -79,7 +105,9 @@ func digestOf(status map[string]any) map[string]string {
 		out := map[string]string{}
 		for _, kv := range strings.Split(s, ",") {
 			if k, v, ok := strings.Cut(kv, "="); ok {
-				out[k] = v
+				if key, err := url.QueryUnescape(k); err == nil {
+					out[key] = v
+				}
 			}
 		}
 		return out
@@ -94,7 +122,7 @@ func encodeDigest(d map[string]string) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(k + "=" + d[k])
+		b.WriteString(url.QueryEscape(k) + "=" + d[k])
 	}
 	return b.String()
 }

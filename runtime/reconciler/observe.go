@@ -45,7 +45,10 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			return r.fail(ctx, st, err)
 		}
 	}
-	if diff := drift(r.Desc, desired, res.Body); len(diff) > 0 {
+	// The body as the apiserver stores it in status (normalized).
+	body := normalize(r.Desc, res.Body)
+	diff, normalised := splitDrift(st, drift(r.Desc, desired, res.Body), body)
+	if len(diff) > 0 {
 		if st.policy.CorrectsDrift() {
 			driftCorrections.Inc()
 			r.event(st, corev1.EventTypeWarning, EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
@@ -59,9 +62,8 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		}
 		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
 	}
-	// Status is the body as the apiserver stores it (normalized), then the
-	// extra status reads and the kind's Status hook.
-	body := normalize(r.Desc, res.Body)
+	// Status is that body, the extra status reads and the kind's Status
+	// hook.
 	r.statusGETs(ctx, st, id, body)
 	if h := hooksFor(r.gvk()).Status; h != nil && body != nil {
 		if err := h(st.obj, body); err != nil {
@@ -73,7 +75,11 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
 		switch {
 		case state == "" || strings.EqualFold(state, "Succeeded"):
-			st.setCondition(true, ReasonSucceeded, "")
+			note := ""
+			if len(normalised) > 0 {
+				note = "ARM answers " + strings.Join(normalised, ", ") + " differently from spec: its normalisation of what was applied, not drift"
+			}
+			st.setCondition(true, ReasonSucceeded, note)
 		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
 			st.userMustAct(ReasonFailed, "provisioningState is "+state)
 		default:

@@ -178,13 +178,7 @@ func observedID(obj *unstructured.Unstructured) string {
 // (status reads such as instanceView are never listed).
 func changed(obj *unstructured.Unstructured, item map[string]any) bool {
 	status, _ := obj.Object["status"].(map[string]any)
-	have := digestOf(status)
-	for k, v := range item {
-		if h, ok := have[k]; !ok || h != hashOf(v) {
-			return true
-		}
-	}
-	return false
+	return !subsetDigest(digest(item), digestOf(status))
 }
 
 // takeForced reports, once, whether the drift observer asked for this

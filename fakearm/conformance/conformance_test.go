@@ -1,0 +1,111 @@
+package conformance_test
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/fakearm"
+	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/fakearm/conformance"
+	"github.com/armature-dev/armature/generated/apis"
+)
+
+const base = "https://management.azure.com/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/acct01"
+
+// interaction writes one cassette interaction.
+func interaction(method, url string, code int, headers ...string) string {
+	var h strings.Builder
+	for i := 0; i+1 < len(headers); i += 2 {
+		h.WriteString("      " + headers[i] + ":\n      - " + headers[i+1] + "\n")
+	}
+	hs := "{}"
+	if h.Len() > 0 {
+		hs = "\n" + strings.TrimRight(h.String(), "\n")
+	}
+	return "- request:\n    body: \"\"\n    headers: {}\n    url: " + url + "\n    method: " + method + "\n  response:\n    body: \"\"\n    headers: " + hs + "\n    code: " + strconv.Itoa(code) + "\n"
+}
+
+func TestSteps(t *testing.T) {
+	op := "https://management.azure.com/subscriptions/00000000-0000-0000-0000-000000000000/providers/Microsoft.Storage/locations/westus2/asyncoperations/1?monitor=true&api-version=2021-04-01"
+	q := "?api-version=2021-04-01"
+	c, err := cassette.Parse([]byte("version: 1\ninteractions:\n" +
+		interaction("PUT", base+q, 202, "Location", op) + // 0: the create
+		interaction("GET", op, 202, "Location", op) + // 1: its polls…
+		interaction("GET", base+q, 200) + // 2: a read between the polls
+		interaction("GET", op, 200) + // 3: …the last poll
+		interaction("GET", base+q, 200) + // 4, 5: a run of reads
+		interaction("GET", base+q, 200) +
+		interaction("DELETE", base+q, 200) + // 6
+		interaction("GET", base+q, 404))) // 7
+	if err != nil {
+		t.Fatal(err)
+	}
+	type short struct {
+		Kind         conformance.Kind
+		Interactions []int
+		Of           int
+		Via          string
+	}
+	var got []short
+	for _, s := range conformance.Steps(c) {
+		got = append(got, short{s.Kind, s.Interactions, s.Of, s.Via})
+	}
+	want := []short{
+		{conformance.Mutation, []int{0}, 0, ""},
+		{conformance.Operation, []int{1, 3}, 0, "location"},
+		{conformance.Read, []int{2}, 0, ""},
+		{conformance.Read, []int{4, 5}, 0, ""},
+		{conformance.Mutation, []int{6}, 0, ""},
+		{conformance.Read, []int{7}, 0, ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordings replays test/recordings and ../shared/recordings against
+// the emulator: at least 98% of the steps of the types it serves must
+// match (make conformance prints the same report).
+func TestRecordings(t *testing.T) {
+	dirs := []string{filepath.Join("..", "..", "test", "recordings")}
+	if _, err := os.Stat(filepath.Join("..", "..", "..", "shared", "recordings")); err == nil {
+		dirs = append(dirs, filepath.Join("..", "..", "..", "shared", "recordings"))
+	} else {
+		t.Log("../shared/recordings is absent: test/recordings only")
+	}
+	var files []string
+	for _, d := range dirs {
+		fs, err := filepath.Glob(filepath.Join(d, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	descs := apis.Descriptors()
+	rep, err := conformance.Run(files, conformance.Options{Descriptors: descs, New: func() (http.Handler, error) {
+		return fakearm.New(descs, fakearm.Options{RetryAfter: -1})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + out.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if last := lines[len(lines)-1]; !regexp.MustCompile(`^interactions matching: \d+/\d+$`).MatchString(last) {
+		t.Errorf("the last line is %q, want exactly \"interactions matching: N/M\"", last)
+	}
+	if rep.Served == 0 || float64(rep.ServedMatching) < 0.98*float64(rep.Served) {
+		t.Errorf("%d of %d steps of served types match; want at least 98%%", rep.ServedMatching, rep.Served)
+	}
+}

@@ -1,0 +1,275 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Options configure a replay.
+type Options struct {
+	// Descriptors are the resource types the emulator serves. Required.
+	Descriptors []*descriptor.Descriptor
+	// New returns a fresh emulator; every recording is replayed against
+	// its own. Required.
+	New func() (http.Handler, error)
+	// MaxPolls bounds the polls of one operation of the emulator. Defaults
+	// to 100.
+	MaxPolls int
+}
+
+// StepResult is one compared step.
+type StepResult struct {
+	Step
+	// ARMType is the resource type the step concerns ("" when the path
+	// names none).
+	ARMType string `json:"armType,omitempty"`
+	// Served is false when the emulator does not serve the type: the step
+	// then counts as not matching.
+	Served bool `json:"served"`
+	// APIVersion is the served api-version the request was sent with.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Recorded is the recorded answer compared (the last interaction's).
+	Recorded Answer `json:"recorded"`
+	// Emulator is the emulator's answer (nil when nothing was sent).
+	Emulator *Answer `json:"emulator,omitempty"`
+	Match    bool    `json:"match"`
+	// Why says what differs, or why nothing was compared.
+	Why string `json:"why,omitempty"`
+}
+
+// Recording is the replay of one cassette.
+type Recording struct {
+	File string `json:"file"`
+	// Interactions is the number of recorded interactions.
+	Interactions int          `json:"interactions"`
+	Steps        []StepResult `json:"steps"`
+	// Setup lists what was created before the replay because the
+	// recording starts with it already there (not compared).
+	Setup []string `json:"setup,omitempty"`
+	Tally
+}
+
+// Tally counts compared steps.
+type Tally struct {
+	// Matching and Total count every step.
+	Matching int `json:"matching"`
+	Total    int `json:"total"`
+	// ServedMatching and Served count the steps of types the emulator
+	// serves.
+	ServedMatching int `json:"servedMatching"`
+	Served         int `json:"served"`
+}
+
+func (t *Tally) add(o Tally) {
+	t.Matching += o.Matching
+	t.Total += o.Total
+	t.ServedMatching += o.ServedMatching
+	t.Served += o.Served
+}
+
+// Report is the replay of several cassettes.
+type Report struct {
+	Recordings []Recording `json:"recordings"`
+	// Interactions is the number of recorded interactions of all files.
+	Interactions int `json:"interactions"`
+	Tally
+}
+
+// Run replays every file, each against a fresh emulator.
+func Run(files []string, opts Options) (*Report, error) {
+	rep := &Report{}
+	for _, f := range files {
+		c, err := cassette.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		h, err := opts.New()
+		if err != nil {
+			return nil, err
+		}
+		rec := Replay(filepath.Base(f), c, h, opts)
+		rep.Recordings = append(rep.Recordings, rec)
+		rep.Interactions += rec.Interactions
+		rep.add(rec.Tally)
+	}
+	return rep, nil
+}
+
+// replayer is the state of one replay.
+type replayer struct {
+	opts Options
+	h    http.Handler
+	c    *cassette.Cassette
+	// ops are, by mutation step, the final answers of the emulator's
+	// operation by header (azure-async-operation, location).
+	ops map[int]map[string]Answer
+	// pending are operations started by setup, driven to their end after
+	// the next step.
+	pending []http.Header
+}
+
+// Replay replays one cassette against an emulator.
+func Replay(name string, c *cassette.Cassette, h http.Handler, opts Options) Recording {
+	if opts.MaxPolls <= 0 {
+		opts.MaxPolls = 100
+	}
+	r := &replayer{opts: opts, h: h, c: c, ops: map[int]map[string]Answer{}}
+	rec := Recording{File: name, Interactions: len(c.Interactions)}
+	steps := Steps(c)
+	setups := setupsOf(c, steps)
+	for si, st := range steps {
+		if s, ok := setups[si]; ok {
+			rec.Setup = append(rec.Setup, r.setup(s))
+		}
+		res := r.step(si, st, steps)
+		for _, hd := range r.pending {
+			r.drive(hd, "")
+		}
+		r.pending = nil
+		rec.Steps = append(rec.Steps, res)
+		rec.Total++
+		if res.Match {
+			rec.Matching++
+		}
+		if res.Served {
+			rec.Served++
+			if res.Match {
+				rec.ServedMatching++
+			}
+		}
+	}
+	return rec
+}
+
+// step replays and compares one step.
+func (r *replayer) step(si int, st Step, steps []Step) StepResult {
+	last := r.c.Interactions[st.Interactions[len(st.Interactions)-1]]
+	res := StepResult{Step: st, Recorded: answerOf(last.Response.Code, last.Response.Headers, []byte(last.Response.Body))}
+	if st.Kind == Operation {
+		of := steps[st.Of]
+		res.ARMType, res.Served = r.typeOf(of.Path)
+		if !res.Served {
+			res.Why = "type not served"
+			return res
+		}
+		got, ok := r.ops[st.Of][st.Via]
+		if !ok {
+			res.Why = fmt.Sprintf("the emulator started no operation with a %s header", st.Via)
+			return res
+		}
+		res.Emulator = &got
+		res.Why = compare(st.Kind, res.Recorded, got)
+		res.Match = res.Why == ""
+		return res
+	}
+	d, ok := r.find(st.Path)
+	if !ok {
+		res.ARMType, _ = descriptor.TypeOf(st.Path)
+		res.Why = "type not served"
+		return res
+	}
+	res.ARMType, res.Served, res.APIVersion = d.ARMType, true, r.served(d)
+	status, hd, body := r.send(st.Method, st.Path, res.APIVersion, last.Request.Body)
+	got := answerOf(status, hd, body)
+	res.Emulator = &got
+	if st.Kind == Mutation {
+		r.ops[si] = r.drive(hd, st.Path)
+	}
+	res.Why = compare(st.Kind, res.Recorded, got)
+	res.Match = res.Why == ""
+	return res
+}
+
+// find returns the descriptor whose template matches a resource path.
+func (r *replayer) find(path string) (*descriptor.Descriptor, bool) {
+	d, _, ok := descriptor.Find(r.opts.Descriptors, path)
+	return d, ok
+}
+
+func (r *replayer) typeOf(path string) (string, bool) {
+	if d, ok := r.find(path); ok {
+		return d.ARMType, true
+	}
+	t, _ := descriptor.TypeOf(path)
+	return t, false
+}
+
+// served is the api-version a recorded request is sent with: the newest
+// one the emulator serves for the type.
+func (r *replayer) served(d *descriptor.Descriptor) string {
+	v := d.APIVersion
+	for _, o := range r.opts.Descriptors {
+		if strings.EqualFold(o.ARMType, d.ARMType) && o.APIVersion > v {
+			v = o.APIVersion
+		}
+	}
+	return v
+}
+
+// send sends one request to the emulator.
+func (r *replayer) send(method, path, apiVersion, body string) (int, http.Header, []byte) {
+	target := "https://management.azure.com" + path
+	if apiVersion != "" {
+		target += "?api-version=" + url.QueryEscape(apiVersion)
+	}
+	return r.sendURL(method, target, body)
+}
+
+func (r *replayer) sendURL(method, target, body string) (int, http.Header, []byte) {
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer conformance")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	r.h.ServeHTTP(w, req)
+	return w.Code, w.Header(), w.Body.Bytes()
+}
+
+// drive polls the emulator's operation named by an answer's headers to its
+// end, and returns the last answer per header. A Location naming the
+// resource itself is no operation.
+func (r *replayer) drive(h http.Header, resource string) map[string]Answer {
+	out := map[string]Answer{}
+	if u := h.Get(headerAsync); u != "" {
+		var a Answer
+		for range r.opts.MaxPolls {
+			status, hd, body := r.sendURL(http.MethodGet, u, "")
+			a = answerOf(status, hd, body)
+			var op struct{ Status string }
+			_ = json.Unmarshal(body, &op)
+			if status != http.StatusOK && status != http.StatusAccepted || terminal(op.Status) {
+				break
+			}
+		}
+		out[viaAsync] = a
+	}
+	if u := h.Get(headerLocation); u != "" && !strings.EqualFold(headerPath(u), resource) {
+		var a Answer
+		for range r.opts.MaxPolls {
+			status, hd, body := r.sendURL(http.MethodGet, u, "")
+			a = answerOf(status, hd, body)
+			if status != http.StatusAccepted {
+				break
+			}
+		}
+		out[viaLocation] = a
+	}
+	return out
+}
+
+func terminal(status string) bool {
+	switch strings.ToLower(status) {
+	case "succeeded", "failed", "canceled", "cancelled":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,197 @@
+package fakearm
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/generated/profiles"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// The emulator applies the behaviour profiles of generated/profiles
+// (package fakearm/profile): how real ARM answers each type, learned from
+// recordings, examples and the swagger. Where a type has no profile, the
+// swagger decides (LRO flags, final-state-via) as before.
+
+// defaultProfiles loads the generated profiles.
+func defaultProfiles() (*profile.Set, error) {
+	set, err := profile.Load(profiles.Files)
+	if err != nil {
+		return nil, fmt.Errorf("fakearm: generated/profiles: %w", err)
+	}
+	return set, nil
+}
+
+// profileOf returns the profile of a descriptor's type, or nil.
+func (s *Server) profileOf(d *descriptor.Descriptor) *profile.Type {
+	return s.profiles.For(d.ARMType, d.APIVersion)
+}
+
+// answerFor returns the profile's answer to a verb, or nil when there is
+// no profile for it. created tells a PUT that creates from one that
+// updates.
+func (s *Server) answerFor(d *descriptor.Descriptor, verb string, created bool) *profile.Answer {
+	p := s.profileOf(d)
+	if p == nil {
+		return nil
+	}
+	switch verb {
+	case http.MethodPut:
+		if created {
+			return p.Create
+		}
+		return p.Update
+	case http.MethodPatch:
+		return p.Patch
+	case http.MethodDelete:
+		return p.Delete
+	}
+	return nil
+}
+
+// styleOf is the operation style of a long-running answer.
+func styleOf(a *profile.Answer) string {
+	switch {
+	case a.AsyncOperation && a.Location == profile.LocationOperation:
+		return styleBoth
+	case a.AsyncOperation:
+		return styleAsync
+	}
+	return styleLocation
+}
+
+// profileError writes a profile's error, with ARM's error body.
+func profileError(w http.ResponseWriter, e *profile.Error, message, target string) {
+	if e.Gateway {
+		w.Header().Set("x-ms-failure-cause", "gateway")
+	}
+	body := map[string]any{"code": e.Code, "message": message}
+	if target != "" {
+		body["target"] = target
+	}
+	writeJSON(w, e.Status, map[string]any{"error": body})
+}
+
+// checkName applies an enforced name rule; false means it answered.
+func (s *Server) checkName(w http.ResponseWriter, d *descriptor.Descriptor, name string) bool {
+	p := s.profileOf(d)
+	if p == nil || p.Name == nil || p.Name.Error == nil {
+		return true
+	}
+	n := p.Name
+	ok := (n.MinLength == 0 || len(name) >= n.MinLength) && (n.MaxLength == 0 || len(name) <= n.MaxLength)
+	if re, err := regexp.Compile(n.Pattern); ok && n.Pattern != "" && err == nil {
+		ok = re.MatchString(name)
+	}
+	if ok {
+		return true
+	}
+	profileError(w, n.Error, fmt.Sprintf("%s is not a valid name for %s: it must match %s, %d to %d characters.", name, d.ARMType, n.Pattern, n.MinLength, n.MaxLength), "")
+	return false
+}
+
+// checkLocation applies a profile's list of regions to a create; false
+// means it answered.
+func (s *Server) checkLocation(w http.ResponseWriter, d *descriptor.Descriptor, body map[string]any) bool {
+	p := s.profileOf(d)
+	loc, _ := body["location"].(string)
+	if p == nil || p.Locations == nil || loc == "" {
+		return true
+	}
+	norm := normalizeRegion(loc)
+	for _, a := range p.Locations.Allowed {
+		if normalizeRegion(a) == norm {
+			return true
+		}
+	}
+	profileError(w, &p.Locations.Error, fmt.Sprintf("The provided location '%s' is not available for %s. List of available regions is '%s'.", loc, d.ARMType, strings.Join(p.Locations.Allowed, ",")), "")
+	return false
+}
+
+func normalizeRegion(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
+
+// beingDeleted answers a PUT of a resource being deleted.
+func (s *Server) beingDeleted(w http.ResponseWriter, d *descriptor.Descriptor, id string) {
+	if p := s.profileOf(d); p != nil && p.BeingDeleted != nil {
+		profileError(w, p.BeingDeleted, fmt.Sprintf("'%s' is in deprovisioning state and cannot perform this operation.", id), "")
+		return
+	}
+	armError(w, http.StatusConflict, "Conflict", fmt.Sprintf("The resource '%s' is being deleted.", id), "")
+}
+
+// profileDefaults adds the values the profile says ARM fills in, where
+// the body has none. They come before the examples' ServerDefaults: the
+// recordings are the better source.
+func (s *Server) profileDefaults(d *descriptor.Descriptor, body map[string]any) {
+	p := s.profileOf(d)
+	if p == nil {
+		return
+	}
+	for _, def := range p.Defaults {
+		path, err := descriptor.ParsePath(def.Path)
+		if err != nil {
+			continue
+		}
+		parent, last := slot(body, path, true)
+		if parent == nil {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(def.Value, &v); err == nil {
+			parent[last] = v
+		}
+	}
+}
+
+// regionOf is the region of a resource, for its operation URLs: its own
+// location, else its nearest ancestor's, else "global". The caller holds
+// s.mu.
+func (s *Server) regionOf(res *resource) string {
+	for id := res.ID; id != ""; id = parentID(id) {
+		r := res
+		if id != res.ID {
+			r = s.resources[strings.ToLower(id)]
+		}
+		if r == nil {
+			continue
+		}
+		if loc, _ := r.Desired["location"].(string); loc != "" {
+			return url.PathEscape(loc)
+		}
+	}
+	return "global"
+}
+
+// parentID drops the last type/name pair of an id, and a provider
+// namespace before it ("" above a subscription).
+func parentID(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	if len(segs) <= 2 {
+		return ""
+	}
+	segs = segs[:len(segs)-2]
+	if len(segs) >= 2 && strings.EqualFold(segs[len(segs)-2], "providers") {
+		segs = segs[:len(segs)-2]
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+// clock runs operations on the clock: an operation ends LRODuration after
+// it started, whether or not anyone polls it. The caller holds s.mu.
+func (s *Server) clock(op *operation) {
+	if s.opts.LRODuration < 0 {
+		return
+	}
+	wait := op.Started.Add(s.opts.LRODuration).Sub(s.opts.Now().UTC())
+	time.AfterFunc(max(wait, 0), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.finish(op)
+	})
+}

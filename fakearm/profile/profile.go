@@ -1,0 +1,214 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Where a Location header points.
+const (
+	// LocationOperation: Location names an operation to poll.
+	LocationOperation = "operation"
+	// LocationResource: Location names the resource itself (a synchronous
+	// create, as user-assigned identities and Redis firewall rules answer).
+	LocationResource = "resource"
+)
+
+// File is one generated file: the profiles of one provider's types.
+type File struct {
+	// Provider is the resource provider namespace, e.g. Microsoft.Storage.
+	Provider string `json:"provider"`
+	// Types are the profiles, sorted by ARM type and api-version.
+	Types []Type `json:"types"`
+}
+
+// Type is the behaviour of one ARM type at one api-version. A nil field
+// means nothing is known: the emulator then follows the swagger.
+type Type struct {
+	ARMType    string `json:"armType"`
+	APIVersion string `json:"apiVersion"`
+	// Create answers a PUT of a resource that does not exist.
+	Create *Answer `json:"create,omitempty"`
+	// Update answers a PUT of a resource that exists.
+	Update *Answer `json:"update,omitempty"`
+	// Patch answers a PATCH.
+	Patch *Answer `json:"patch,omitempty"`
+	// Delete answers a DELETE of a resource that exists.
+	Delete *Answer `json:"delete,omitempty"`
+	// DeleteMissing answers a DELETE of a resource that does not exist
+	// (its parent does).
+	DeleteMissing *Answer `json:"deleteMissing,omitempty"`
+	// NotFound is the error of a GET of a resource that does not exist.
+	NotFound *Error `json:"notFound,omitempty"`
+	// BeingDeleted is the error of a PUT while the resource is being
+	// deleted.
+	BeingDeleted *Error `json:"beingDeleted,omitempty"`
+	// Name is the rule names must follow.
+	Name *NameRule `json:"name,omitempty"`
+	// Locations are the regions a resource may be created in.
+	Locations *LocationRule `json:"locations,omitempty"`
+	// Defaults are values ARM's GET answers carry that the request left
+	// out, sorted by path.
+	Defaults []Default `json:"defaults,omitempty"`
+}
+
+// Answer is how ARM answers one verb.
+type Answer struct {
+	// Status is the HTTP status code.
+	Status int `json:"status"`
+	// AsyncOperation is true when the answer carries Azure-AsyncOperation:
+	// the verb is long-running and the operation reports {"status": …}.
+	AsyncOperation bool `json:"asyncOperation,omitempty"`
+	// Location is what a Location header names: LocationOperation,
+	// LocationResource, or "" for no Location header.
+	Location string `json:"location,omitempty"`
+	// EmptyBody is true when the answer has no body (a 202 that only
+	// names its operation, a DELETE).
+	EmptyBody bool `json:"emptyBody,omitempty"`
+	// Source says where this was learned.
+	Source string `json:"source"`
+}
+
+// LongRunning reports whether the answer starts an operation.
+func (a *Answer) LongRunning() bool {
+	return a != nil && (a.AsyncOperation || a.Location == LocationOperation)
+}
+
+// Error is an ARM error answer.
+type Error struct {
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+	// Gateway is true when ARM's gateway answers (x-ms-failure-cause:
+	// gateway) rather than the resource provider.
+	Gateway bool   `json:"gateway,omitempty"`
+	Source  string `json:"source"`
+}
+
+// NameRule is the rule of a resource's name, from the swagger's name
+// parameter.
+type NameRule struct {
+	Pattern   string `json:"pattern,omitempty"`
+	MinLength int    `json:"minLength,omitempty"`
+	MaxLength int    `json:"maxLength,omitempty"`
+	// Error is the answer to a name that breaks the rule, when a
+	// recording shows it. The emulator enforces a rule only with an Error.
+	Error  *Error `json:"error,omitempty"`
+	Source string `json:"source"`
+}
+
+// LocationRule lists the regions a resource may be created in.
+type LocationRule struct {
+	// Allowed are region names as ARM lists them (lower case, no spaces).
+	Allowed []string `json:"allowed"`
+	// Error answers a location not in Allowed.
+	Error  Error  `json:"error"`
+	Source string `json:"source"`
+}
+
+// Default is a value ARM fills in when a request leaves a property out.
+type Default struct {
+	// Path is the property path, e.g. properties.encryption.
+	Path string `json:"path"`
+	// Value is the value, as JSON.
+	Value json.RawMessage `json:"value"`
+	// Source says where this was learned.
+	Source string `json:"source"`
+}
+
+// Set is the profiles of many types.
+type Set struct {
+	byKey  map[string]*Type
+	byType map[string][]*Type
+}
+
+// NewSet indexes profiles.
+func NewSet(types []Type) *Set {
+	s := &Set{byKey: map[string]*Type{}, byType: map[string][]*Type{}}
+	for i := range types {
+		t := &types[i]
+		s.byKey[key(t.ARMType, t.APIVersion)] = t
+		lt := strings.ToLower(t.ARMType)
+		s.byType[lt] = append(s.byType[lt], t)
+	}
+	for _, ts := range s.byType {
+		slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.APIVersion, b.APIVersion) })
+	}
+	return s
+}
+
+func key(armType, apiVersion string) string { return strings.ToLower(armType) + " " + apiVersion }
+
+// For returns the profile of a type at an api-version: that version's, else
+// the newest of the type, else nil. A nil *Set has none.
+func (s *Set) For(armType, apiVersion string) *Type {
+	if s == nil {
+		return nil
+	}
+	if t, ok := s.byKey[key(armType, apiVersion)]; ok {
+		return t
+	}
+	if ts := s.byType[strings.ToLower(armType)]; len(ts) > 0 {
+		return ts[len(ts)-1]
+	}
+	return nil
+}
+
+// Types returns every profile, sorted by ARM type and api-version.
+func (s *Set) Types() []*Type {
+	if s == nil {
+		return nil
+	}
+	out := make([]*Type, 0, len(s.byKey))
+	for _, t := range s.byKey {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Type) int {
+		return strings.Compare(key(a.ARMType, a.APIVersion), key(b.ARMType, b.APIVersion))
+	})
+	return out
+}
+
+// Parse reads one profile file.
+func Parse(data []byte) (*File, error) {
+	var f File
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Marshal writes one profile file, after header comment lines.
+func (f *File) Marshal(header string) ([]byte, error) {
+	b, err := yaml.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(header), b...), nil
+}
+
+// Load reads every *.yaml file of a folder.
+func Load(fsys fs.FS) (*Set, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var all []Type
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		f, err := Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", path.Base(n), err)
+		}
+		all = append(all, f.Types...)
+	}
+	return NewSet(all), nil
+}

@@ -1,0 +1,422 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Options configure Learn.
+type Options struct {
+	// SpecRoot is the folder the swagger and example paths are relative
+	// to. Required.
+	SpecRoot string
+	// Recordings are the real ARM traffic to learn from. Defaults to none.
+	Recordings []Recording
+	// Header is the first line of every generated file. Required.
+	Header string
+}
+
+// Learn returns the profile files of a model's kinds, by slash path below
+// the output folder: profiles/<provider>.yaml per provider, and
+// profiles/profiles.go, which embeds them. It also returns notes on what
+// could not be read.
+func Learn(m *model.Model, opts Options) (map[string][]byte, []string, error) {
+	var kinds []*model.Kind
+	matcher := &typeMatcher{}
+	for _, p := range m.Packages {
+		for _, k := range p.Kinds {
+			kinds = append(kinds, k)
+			matcher.add(k.Resource.ARMType, k.Resource.Path)
+		}
+	}
+	ev := gather(opts.Recordings, matcher)
+	l := &learner{root: opts.SpecRoot}
+	byProvider := map[string][]profile.Type{}
+	for _, k := range kinds {
+		t := l.learn(k, ev[strings.ToLower(k.Resource.ARMType)])
+		byProvider[k.Resource.Provider] = append(byProvider[k.Resource.Provider], t)
+	}
+	out := map[string][]byte{}
+	for _, prov := range slices.Sorted(maps.Keys(byProvider)) {
+		types := byProvider[prov]
+		sort.Slice(types, func(i, j int) bool {
+			if !strings.EqualFold(types[i].ARMType, types[j].ARMType) {
+				return strings.ToLower(types[i].ARMType) < strings.ToLower(types[j].ARMType)
+			}
+			return types[i].APIVersion < types[j].APIVersion
+		})
+		f := profile.File{Provider: prov, Types: types}
+		b, err := f.Marshal(fileHeader(opts.Header, prov, opts.Recordings))
+		if err != nil {
+			return nil, nil, fmt.Errorf("profile of %s: %w", prov, err)
+		}
+		out["profiles/"+strings.ToLower(prov)+".yaml"] = b
+	}
+	if len(out) > 0 { // go:embed needs a file to embed
+		out["profiles/profiles.go"] = []byte("// " + opts.Header + "\n\n" + embedGo)
+	}
+	return out, l.notes, nil
+}
+
+func fileHeader(header, provider string, recs []Recording) string {
+	return fmt.Sprintf(`# %s
+# The behaviour profile of %s: how ARM answers, per type and api-version.
+# Learned by generator/profile from %d recordings of real ARM traffic (the
+# "recordings" folders of specs/armature.yaml), the x-ms-examples responses
+# and the swagger, in that order; hand-written rules (generator/profile/rules.go)
+# only where none of them says. Every value names its source. fakearm applies
+# it (docs/emulator.md); docs/conformance.md measures the result.
+`, header, provider, len(recs))
+}
+
+const embedGo = `// Package profiles holds the behaviour profiles of the generated resource
+// types, one YAML file per provider (see package fakearm/profile).
+package profiles
+
+import "embed"
+
+// Files are the profile files.
+//
+//go:embed *.yaml
+var Files embed.FS
+`
+
+// learner learns the profile of one kind after another.
+type learner struct {
+	root   string
+	loader *load.Loader
+	notes  []string
+}
+
+// learn builds the profile of one kind: recorded answers first, then what
+// the examples and the swagger say, then the rules.
+func (l *learner) learn(k *model.Kind, ev *evidence) profile.Type {
+	r := k.Resource
+	if ev == nil {
+		ev = &evidence{answers: map[string][]seen{}}
+	}
+	t := profile.Type{ARMType: r.ARMType, APIVersion: r.APIVersion}
+	put, del, patch := r.Ops[http.MethodPut], r.Ops[http.MethodDelete], r.Ops[http.MethodPatch]
+	if put != nil {
+		codes := l.exampleCodes(put)
+		t.Create = pick(ev.answers[caseCreate], specAnswer(put, codes, caseCreate))
+		t.Update = pick(ev.answers[caseUpdate], updateLikeCreate(ev.answers[caseCreate], t.Create, specAnswer(put, codes, caseUpdate)))
+	}
+	if patch != nil {
+		t.Patch = pick(ev.answers[casePatch], specAnswer(patch, l.exampleCodes(patch), casePatch))
+	}
+	if del != nil {
+		codes := l.exampleCodes(del)
+		t.Delete = pick(ev.answers[caseDelete], specAnswer(del, codes, caseDelete))
+		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], specAnswer(del, codes, caseDeleteMissing))
+	}
+	t.NotFound = pickError(ev.notFound)
+	if t.NotFound == nil {
+		t.NotFound = notFoundRule(r.ARMType)
+	}
+	t.BeingDeleted = pickError(ev.beingDeleted)
+	t.Name = l.nameRule(r, ev.refused)
+	t.Locations = locationRule(ev.refused)
+	t.Defaults = defaults(k.Table, ev.gets)
+	return t
+}
+
+// codeSet counts the x-ms-examples that list each response code.
+type codeSet struct {
+	count map[int]int
+	n     int
+}
+
+func (c codeSet) has(code int) bool { return c.count[code] > 0 }
+
+func (c codeSet) String() string {
+	var codes []string
+	for _, code := range slices.Sorted(maps.Keys(c.count)) {
+		codes = append(codes, strconv.Itoa(code))
+	}
+	return fmt.Sprintf("x-ms-examples (%d) list %s", c.n, strings.Join(codes, ", "))
+}
+
+// exampleCodes reads the response codes of an operation's examples.
+func (l *learner) exampleCodes(op *tree.Operation) codeSet {
+	cs := codeSet{count: map[int]int{}}
+	for _, title := range slices.Sorted(maps.Keys(op.Examples)) {
+		file := op.Examples[title]
+		b, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(file)))
+		if err != nil {
+			l.notes = append(l.notes, "profile: example "+file+": "+err.Error())
+			continue
+		}
+		var doc struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			l.notes = append(l.notes, "profile: example "+file+": "+err.Error())
+			continue
+		}
+		cs.n++
+		for code := range doc.Responses {
+			if c, err := strconv.Atoi(code); err == nil {
+				cs.count[c]++
+			}
+		}
+	}
+	return cs
+}
+
+// specAnswer is what the examples, the swagger and the rules say of a case.
+func specAnswer(op *tree.Operation, codes codeSet, c string) *profile.Answer {
+	a := &profile.Answer{}
+	var src []string
+	status := 0
+	switch c {
+	case caseCreate:
+		switch {
+		case codes.has(http.StatusCreated):
+			status = http.StatusCreated
+		case codes.has(http.StatusAccepted) && op.LongRunning:
+			status = http.StatusAccepted
+		case codes.has(http.StatusOK):
+			status = http.StatusOK
+		}
+		if status == 0 {
+			status, src = http.StatusCreated, append(src, ruleCreated)
+		}
+	case caseUpdate, casePatch:
+		status = http.StatusOK
+		if !codes.has(http.StatusOK) {
+			src = append(src, ruleUpdated)
+		}
+	case caseDelete:
+		switch {
+		case op.LongRunning:
+			status = http.StatusAccepted
+		case codes.has(http.StatusOK) || codes.n == 0:
+			status = http.StatusOK
+		case codes.has(http.StatusNoContent):
+			status = http.StatusNoContent
+		default:
+			status = http.StatusOK
+		}
+		if codes.n == 0 && !op.LongRunning {
+			src = append(src, ruleDeleted)
+		}
+		a.EmptyBody = true
+	case caseDeleteMissing:
+		a.Status, a.EmptyBody = http.StatusNoContent, true
+		if codes.has(http.StatusNoContent) {
+			a.Source = codes.String()
+		} else {
+			a.Source = ruleDeleteMissing
+		}
+		return a
+	}
+	if codes.n > 0 {
+		src = append([]string{codes.String()}, src...)
+	}
+	a.Status = status
+	if op.LongRunning {
+		lroSrc := "swagger: x-ms-long-running-operation"
+		if op.FinalStateVia != "" {
+			lroSrc += ", final-state-via " + op.FinalStateVia
+		}
+		src = append(src, lroSrc)
+		// An update of a Location-style resource answers 202 too.
+		if c != caseCreate && c != caseDelete && strings.EqualFold(op.FinalStateVia, "location") {
+			status = http.StatusAccepted
+		}
+		if rule := lroStyle(a, op.Method, status, op.FinalStateVia); rule != "" {
+			src = append(src, rule)
+		}
+	}
+	a.Source = strings.Join(src, "; ")
+	return a
+}
+
+// pick chooses the answer most recordings show, else the fallback.
+func pick(obs []seen, fallback *profile.Answer) *profile.Answer {
+	if len(obs) == 0 {
+		return fallback
+	}
+	type group struct {
+		a     profile.Answer
+		where []string
+	}
+	var groups []*group
+	for _, o := range obs {
+		i := slices.IndexFunc(groups, func(g *group) bool { return g.a == o.answer })
+		if i < 0 {
+			groups = append(groups, &group{a: o.answer})
+			i = len(groups) - 1
+		}
+		groups[i].where = append(groups[i].where, o.where)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i].where) > len(groups[j].where) })
+	best := groups[0].a
+	src := recorded(groups[0].where)
+	for _, g := range groups[1:] {
+		src += fmt.Sprintf("; also %d× %d", len(g.where), g.a.Status)
+	}
+	best.Source = src
+	return &best
+}
+
+// recorded names where something was recorded: a count and the first two.
+func recorded(where []string) string {
+	s := fmt.Sprintf("recorded %d×: %s", len(where), strings.Join(where[:min(2, len(where))], ", "))
+	if len(where) > 2 {
+		s += ", …"
+	}
+	return s
+}
+
+// pickError chooses the error most recordings show, or nil.
+func pickError(obs []seen) *profile.Error {
+	if len(obs) == 0 {
+		return nil
+	}
+	counts := map[profile.Error][]string{}
+	var order []profile.Error
+	for _, o := range obs {
+		if _, ok := counts[o.err]; !ok {
+			order = append(order, o.err)
+		}
+		counts[o.err] = append(counts[o.err], o.where)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(counts[order[i]]) > len(counts[order[j]]) })
+	best := order[0]
+	best.Source = recorded(counts[best])
+	return &best
+}
+
+// nameParam is the swagger's rule for a name parameter.
+type nameParam struct {
+	pattern  string
+	min, max int
+	origin   string
+}
+
+// nameRule is the swagger's name rule, with the error a recording shows
+// for a name that breaks it.
+func (l *learner) nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
+	p := l.nameParam(r)
+	if p == nil {
+		return nil
+	}
+	rule := &profile.NameRule{Pattern: p.pattern, MinLength: p.min, MaxLength: p.max, Source: "swagger: " + p.origin}
+	var re *regexp.Regexp
+	if p.pattern != "" {
+		var err error
+		if re, err = regexp.Compile(p.pattern); err != nil {
+			re = nil // a pattern Go cannot run (lookahead): lengths only
+			rule.Source += "; pattern not checked (not RE2)"
+		}
+	}
+	var bad []seen
+	for _, o := range refused {
+		n := len(o.name)
+		if re != nil && !re.MatchString(o.name) || p.min > 0 && n < p.min || p.max > 0 && n > p.max {
+			bad = append(bad, o)
+		}
+	}
+	rule.Error = pickError(bad)
+	if rule.Error == nil {
+		rule.Source += "; " + ruleNameNotEnforced
+	}
+	return rule
+}
+
+// locationRule is the list of regions a recorded refusal names.
+func locationRule(refused []seen) *profile.LocationRule {
+	for _, o := range refused {
+		if len(o.allowed) > 0 {
+			return &profile.LocationRule{Allowed: o.allowed, Error: profile.Error{Status: o.err.Status, Code: o.err.Code, Gateway: o.err.Gateway}, Source: "recorded: " + o.where}
+		}
+	}
+	return nil
+}
+
+// defaults are the values recorded GET answers carry at the top level and
+// under properties that the request that made the resource left out, for
+// writable and create-only properties of the served api-version (readOnly
+// ones are the emulator's to compute). Where answers differ, the most
+// frequent value wins.
+func defaults(t *classify.Table, gets []seen) []profile.Default {
+	type tally struct {
+		count map[string]int
+		where map[string][]string
+	}
+	found := map[string]*tally{}
+	note := func(path descriptor.Path, v any, where string) {
+		if v == nil {
+			return
+		}
+		if c, ok := t.Class(path); !ok || c != classify.Writable && c != classify.CreateOnly {
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		key := path.String()
+		tl := found[key]
+		if tl == nil {
+			tl = &tally{count: map[string]int{}, where: map[string][]string{}}
+			found[key] = tl
+		}
+		tl.count[string(b)]++
+		tl.where[string(b)] = append(tl.where[string(b)], where)
+	}
+	for _, g := range gets {
+		if g.request == nil {
+			continue
+		}
+		for k, v := range g.body {
+			switch k {
+			case "id", "name", "type", "etag", "systemData", "location", "properties":
+				continue
+			}
+			if _, sent := g.request[k]; !sent {
+				note(descriptor.P(k), v, g.where)
+			}
+		}
+		props, _ := g.body["properties"].(map[string]any)
+		sent, _ := g.request["properties"].(map[string]any)
+		for k, v := range props {
+			if _, ok := sent[k]; !ok {
+				note(descriptor.P("properties", k), v, g.where)
+			}
+		}
+	}
+	var out []profile.Default
+	for _, key := range slices.Sorted(maps.Keys(found)) {
+		tl := found[key]
+		best := ""
+		for v, n := range tl.count {
+			if n > tl.count[best] || n == tl.count[best] && v < best {
+				best = v
+			}
+		}
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, []byte(best))
+		out = append(out, profile.Default{Path: key, Value: json.RawMessage(buf.Bytes()), Source: recorded(tl.where[best])})
+	}
+	return out
+}

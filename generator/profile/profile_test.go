@@ -1,0 +1,203 @@
+package profile
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/generator/tree"
+)
+
+const (
+	sub     = "/subscriptions/00000000-0000-0000-0000-000000000000"
+	group   = sub + "/resourceGroups/rg"
+	account = group + "/providers/Microsoft.Contoso/widgets/w1"
+	host    = "https://management.azure.com"
+)
+
+// step is one interaction of a synthetic cassette.
+type step struct {
+	method, path string
+	code         int
+	headers      map[string]string
+	body         string
+}
+
+func cassetteOf(t *testing.T, steps ...step) *cassette.Cassette {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("version: 1\ninteractions:\n")
+	for _, s := range steps {
+		fmt.Fprintf(&b, "- request:\n    body: '{}'\n    headers: {}\n    url: %s%s?api-version=2020-01-01\n    method: %s\n  response:\n    body: '%s'\n    headers:\n", host, s.path, s.method, strings.ReplaceAll(s.body, "'", "''"))
+		if len(s.headers) == 0 {
+			b.WriteString("      X-Nothing: [\"\"]\n")
+		}
+		for k, v := range s.headers {
+			fmt.Fprintf(&b, "      %s: [%q]\n", k, v)
+		}
+		fmt.Fprintf(&b, "    code: %d\n", s.code)
+	}
+	c, err := cassette.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	return c
+}
+
+func matcher() *typeMatcher {
+	m := &typeMatcher{}
+	m.add("Microsoft.Resources/resourceGroups", "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}")
+	m.add("Microsoft.Contoso/widgets", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}")
+	return m
+}
+
+// TestGather reads a recorded life cycle: what each answer says of the
+// type, with the resource's state followed through the recording.
+func TestGather(t *testing.T) {
+	op := host + sub + "/providers/Microsoft.Contoso/locations/westus2/operations/1"
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 201, body: `{"name":"rg"}`},
+		step{method: "PUT", path: account, code: 202, headers: map[string]string{"Location": op}},
+		step{method: "GET", path: account, code: 200, body: `{"name":"w1","properties":{"color":"blue"}}`},
+		step{method: "PUT", path: account, code: 200, body: `{"name":"w1"}`},
+		step{method: "DELETE", path: account, code: 200},
+		step{method: "GET", path: account, code: 404, headers: map[string]string{"X-Ms-Failure-Cause": "gateway"}, body: `{"error":{"code":"ResourceNotFound"}}`},
+		step{method: "DELETE", path: account, code: 204},
+		step{method: "PUT", path: group + "/providers/Microsoft.Contoso/widgets/Bad_Name", code: 400, body: `{"error":{"code":"WidgetNameInvalid"}}`},
+		step{method: "DELETE", path: group, code: 202, headers: map[string]string{"Location": host + sub + "/operationresults/x"}},
+		step{method: "DELETE", path: account, code: 404, body: `{"error":{"code":"ResourceGroupNotFound"}}`},
+	)
+	ev := gather([]Recording{{Name: "t.yaml", Cassette: c}}, matcher())["microsoft.contoso/widgets"]
+	if ev == nil {
+		t.Fatal("no evidence for widgets")
+	}
+	at := func(obs []seen) []string {
+		var out []string
+		for _, o := range obs {
+			a := o.answer
+			out = append(out, fmt.Sprintf("%s %d async=%v location=%s empty=%v", o.where, a.Status, a.AsyncOperation, a.Location, a.EmptyBody))
+		}
+		return out
+	}
+	want := map[string][]string{
+		caseCreate:        {"t.yaml #1 202 async=false location=operation empty=true"},
+		caseUpdate:        {"t.yaml #3 200 async=false location= empty=false"},
+		caseDelete:        {"t.yaml #4 200 async=false location= empty=true"},
+		caseDeleteMissing: {"t.yaml #6 204 async=false location= empty=true"},
+	}
+	got := map[string][]string{}
+	for c, obs := range ev.answers {
+		got[c] = at(obs)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if len(ev.notFound) != 1 || ev.notFound[0].err.Code != "ResourceNotFound" || !ev.notFound[0].err.Gateway {
+		t.Errorf("notFound = %+v, want the gateway's ResourceNotFound (the DELETE in the deleted group says nothing of the type)", ev.notFound)
+	}
+	if len(ev.refused) != 1 || ev.refused[0].name != "Bad_Name" {
+		t.Errorf("refused = %+v", ev.refused)
+	}
+	if len(ev.gets) != 1 || ev.gets[0].request == nil {
+		t.Errorf("gets = %+v, want the GET with the request that made the widget", ev.gets)
+	}
+}
+
+// TestExistedBefore: a first PUT answered 200, in a recording that did not
+// create the group, is an update of a resource that existed.
+func TestExistedBefore(t *testing.T) {
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 200},
+		step{method: "PUT", path: account, code: 200},
+	)
+	ev := gather([]Recording{{Name: "t.yaml", Cassette: c}}, matcher())
+	if n := len(ev["microsoft.contoso/widgets"].answers[caseUpdate]); n != 1 {
+		t.Errorf("%d updates, want 1", n)
+	}
+	if n := len(ev["microsoft.resources/resourcegroups"].answers[caseCreate]); n != 0 {
+		t.Errorf("%d group creates, want none", n)
+	}
+}
+
+func TestSpecAnswer(t *testing.T) {
+	codes := func(cs ...int) codeSet {
+		s := codeSet{count: map[int]int{}, n: 1}
+		for _, c := range cs {
+			s.count[c]++
+		}
+		return s
+	}
+	none := codeSet{count: map[int]int{}}
+	cases := map[string]struct {
+		reason string
+		op     tree.Operation
+		codes  codeSet
+		c      string
+		want   profile.Answer
+	}{
+		"SyncCreateFromExamples": {reason: "examples list 200 only: the create answers 200", op: tree.Operation{Method: http.MethodPut}, codes: codes(200), c: caseCreate,
+			want: profile.Answer{Status: 200}},
+		"CreateWithoutExamples": {reason: "the rule: 201", op: tree.Operation{Method: http.MethodPut}, codes: none, c: caseCreate,
+			want: profile.Answer{Status: 201}},
+		"LROCreate201": {reason: "a long-running 201: Azure-AsyncOperation", op: tree.Operation{Method: http.MethodPut, LongRunning: true}, codes: codes(200, 201), c: caseCreate,
+			want: profile.Answer{Status: 201, AsyncOperation: true}},
+		"LROCreate202": {reason: "a long-running 202: Location, no body", op: tree.Operation{Method: http.MethodPut, LongRunning: true}, codes: codes(200, 202), c: caseCreate,
+			want: profile.Answer{Status: 202, Location: profile.LocationOperation, EmptyBody: true}},
+		"LROUpdateViaLocation": {reason: "final-state-via location: 202 and Location for an update too", op: tree.Operation{Method: http.MethodPut, LongRunning: true, FinalStateVia: "location"}, codes: codes(200), c: caseUpdate,
+			want: profile.Answer{Status: 202, Location: profile.LocationOperation, EmptyBody: true}},
+		"LRODelete": {reason: "a long-running DELETE: 202 with both headers", op: tree.Operation{Method: http.MethodDelete, LongRunning: true}, codes: codes(200, 202, 204), c: caseDelete,
+			want: profile.Answer{Status: 202, AsyncOperation: true, Location: profile.LocationOperation, EmptyBody: true}},
+		"SyncDelete204": {reason: "examples list 204 only", op: tree.Operation{Method: http.MethodDelete}, codes: codes(204), c: caseDelete,
+			want: profile.Answer{Status: 204, EmptyBody: true}},
+		"DeleteMissing": {reason: "204", op: tree.Operation{Method: http.MethodDelete}, codes: codes(200), c: caseDeleteMissing,
+			want: profile.Answer{Status: 204, EmptyBody: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := *specAnswer(&tc.op, tc.codes, tc.c)
+			got.Source = ""
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestPickPrefersTheRecordedMajority(t *testing.T) {
+	obs := []seen{
+		{where: "a #1", answer: profile.Answer{Status: 201}},
+		{where: "b #1", answer: profile.Answer{Status: 200}},
+		{where: "c #1", answer: profile.Answer{Status: 201}},
+	}
+	got := pick(obs, &profile.Answer{Status: 202, Source: "spec"})
+	if got.Status != 201 || got.Source != "recorded 2×: a #1, c #1; also 1× 200" {
+		t.Errorf("pick = %+v", got)
+	}
+	if got := pick(nil, &profile.Answer{Status: 202, Source: "spec"}); got.Source != "spec" {
+		t.Errorf("without recordings the fallback wins: %+v", got)
+	}
+}
+
+func TestUpdateLikeCreate(t *testing.T) {
+	sync := &profile.Answer{Status: 200, Source: "recorded 1×: k #2"}
+	spec := &profile.Answer{Status: 200, AsyncOperation: true, Source: "spec"}
+	got := updateLikeCreate([]seen{{}}, sync, spec)
+	if got.LongRunning() || got.Status != 200 {
+		t.Errorf("a synchronous create makes the update synchronous: %+v", got)
+	}
+	if got := updateLikeCreate(nil, nil, spec); got != spec {
+		t.Errorf("without a recorded create the swagger decides: %+v", got)
+	}
+}
+
+func TestAllowedRegions(t *testing.T) {
+	got := allowedRegions(object(`{"error":{"code":"LocationNotAvailableForResourceGroup","message":"The provided location 'x' is not available for resource group. List of available regions is 'centralus,eastasia'."}}`))
+	if diff := cmp.Diff([]string{"centralus", "eastasia"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

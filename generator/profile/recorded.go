@@ -1,0 +1,291 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Recording is one cassette of real ARM traffic.
+type Recording struct {
+	// Name is the file name, e.g. Test_Storage_StorageAccount_CRUD.yaml.
+	Name     string
+	Cassette *cassette.Cassette
+}
+
+// LoadRecordings reads every *.yaml cassette of the folders, sorted by
+// name; a name seen in an earlier folder is not read again (the same file
+// is often kept in two places).
+func LoadRecordings(dirs []string) ([]Recording, error) {
+	var out []Recording
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		names, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		if len(names) == 0 {
+			if _, err := os.Stat(dir); err != nil {
+				return nil, fmt.Errorf("recordings: %w", err)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			base := filepath.Base(n)
+			if seen[base] {
+				continue
+			}
+			seen[base] = true
+			c, err := cassette.Load(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Recording{Name: base, Cassette: c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// seen is one recorded interaction that says something, and where.
+type seen struct {
+	where string
+	// answer is set for verb answers.
+	answer profile.Answer
+	// err is set for error answers.
+	err profile.Error
+	// name is the resource name of a refused PUT.
+	name string
+	// allowed are the regions an error listed.
+	allowed []string
+	// body and request are a GET answer and the request body of the PUT
+	// that made the resource.
+	body, request map[string]any
+}
+
+// evidence is what the recordings show for one ARM type.
+type evidence struct {
+	// answers by case: create, update, patch, delete, deleteMissing.
+	answers      map[string][]seen
+	notFound     []seen
+	beingDeleted []seen
+	refused      []seen // PUTs answered 400
+	gets         []seen
+}
+
+// Cases of answers.
+const (
+	caseCreate        = "create"
+	caseUpdate        = "update"
+	casePatch         = "patch"
+	caseDelete        = "delete"
+	caseDeleteMissing = "deleteMissing"
+)
+
+// typeMatcher finds the ARM type of a resource path.
+type typeMatcher struct {
+	templates []descriptor.Template
+	types     []string
+}
+
+func (m *typeMatcher) add(armType, pathTemplate string) {
+	m.templates = append(m.templates, descriptor.ParseTemplate(pathTemplate))
+	m.types = append(m.types, armType)
+}
+
+func (m *typeMatcher) match(path string) (string, bool) {
+	for i, t := range m.templates {
+		if mt, ok := t.Match(path); ok && !mt.Collection {
+			return m.types[i], true
+		}
+	}
+	return "", false
+}
+
+// gather walks the recordings and collects, per lower-case ARM type, what
+// they show. A resource's state follows the recording: a successful PUT
+// makes it exist, a successful DELETE makes it gone (with everything below
+// it). A recording that starts mid-life is read as fakearm/conformance
+// replays it: a first PUT answered 200, in a recording that did not create
+// the resource group, updates a resource that existed.
+func gather(recs []Recording, m *typeMatcher) map[string]*evidence {
+	out := map[string]*evidence{}
+	for _, rec := range recs {
+		w := walker{out: out, m: m, rec: rec, present: map[string]bool{}, touched: map[string]bool{}, created: map[string]bool{}, gone: map[string]bool{}, request: map[string]map[string]any{}}
+		for i, it := range rec.Cassette.Interactions {
+			w.interaction(i, it)
+		}
+	}
+	return out
+}
+
+type walker struct {
+	out     map[string]*evidence
+	m       *typeMatcher
+	rec     Recording
+	present map[string]bool           // lower path → exists
+	touched map[string]bool           // lower path → written before
+	created map[string]bool           // lower path → created by a PUT answered 201
+	gone    map[string]bool           // lower resource group path → deleted
+	request map[string]map[string]any // lower path → body of the PUT that made it
+}
+
+func (w *walker) interaction(i int, it cassette.Interaction) {
+	path := it.Path()
+	lp := strings.ToLower(path)
+	armType, ok := w.m.match(path)
+	if !ok {
+		return
+	}
+	ev := w.out[strings.ToLower(armType)]
+	if ev == nil {
+		ev = &evidence{answers: map[string][]seen{}}
+		w.out[strings.ToLower(armType)] = ev
+	}
+	where := fmt.Sprintf("%s #%d", w.rec.Name, i)
+	resp := it.Response
+	ok2xx := resp.Code >= 200 && resp.Code < 300
+	body := object(resp.Body)
+	switch it.Request.Method {
+	case http.MethodPut:
+		if !w.touched[lp] && resp.Code == http.StatusOK && !w.created[groupOf(lp)] {
+			w.present[lp] = true // it existed before the recording
+		}
+		w.touched[lp] = true
+		switch {
+		case ok2xx:
+			c := caseCreate
+			if w.present[lp] {
+				c = caseUpdate
+			}
+			ev.answers[c] = append(ev.answers[c], seen{where: where, answer: answerOf(resp, path)})
+			w.present[lp] = true
+			w.request[lp] = object(it.Request.Body)
+			if resp.Code == http.StatusCreated {
+				w.created[lp] = true
+			}
+			delete(w.gone, lp)
+		case resp.Code == http.StatusConflict && strings.Contains(errorCode(body), "BeingDeleted"):
+			ev.beingDeleted = append(ev.beingDeleted, seen{where: where, err: errorOf(resp)})
+		case resp.Code == http.StatusBadRequest:
+			segs := strings.Split(strings.Trim(path, "/"), "/")
+			ev.refused = append(ev.refused, seen{where: where, err: errorOf(resp), name: segs[len(segs)-1], allowed: allowedRegions(body)})
+		}
+	case http.MethodPatch:
+		if ok2xx {
+			ev.answers[casePatch] = append(ev.answers[casePatch], seen{where: where, answer: answerOf(resp, path)})
+		}
+	case http.MethodDelete:
+		w.touched[lp] = true
+		if !ok2xx {
+			return
+		}
+		switch {
+		case w.present[lp]:
+			ev.answers[caseDelete] = append(ev.answers[caseDelete], seen{where: where, answer: answerOf(resp, path)})
+		case w.parentPresent(lp):
+			ev.answers[caseDeleteMissing] = append(ev.answers[caseDeleteMissing], seen{where: where, answer: answerOf(resp, path)})
+		}
+		for k := range w.present {
+			if k == lp || strings.HasPrefix(k, lp+"/") {
+				w.present[k] = false
+			}
+		}
+		if groupOf(lp) == lp {
+			w.gone[lp] = true
+		}
+	case http.MethodGet:
+		switch {
+		case resp.Code == http.StatusNotFound && !w.present[lp] && w.parentPresent(lp):
+			ev.notFound = append(ev.notFound, seen{where: where, err: errorOf(resp)})
+		case resp.Code == http.StatusOK && body != nil:
+			ev.gets = append(ev.gets, seen{where: where, body: body, request: w.request[lp]})
+		}
+	}
+}
+
+// parentPresent reports whether the resource group of a path (the
+// subscription, for a group) is known to exist.
+func (w *walker) parentPresent(lp string) bool {
+	g := groupOf(lp)
+	switch {
+	case g == "" || g == lp:
+		return true
+	case w.gone[g]:
+		return false
+	}
+	return w.present[g] || !w.touched[g]
+}
+
+// answerOf reads an answer's shape.
+func answerOf(r cassette.Response, resourcePath string) profile.Answer {
+	a := profile.Answer{Status: r.Code, AsyncOperation: r.Headers.Get("Azure-Asyncoperation") != "", EmptyBody: strings.TrimSpace(r.Body) == ""}
+	if loc := r.Headers.Get("Location"); loc != "" {
+		a.Location = profile.LocationOperation
+		if u, err := url.Parse(loc); err == nil && strings.EqualFold(u.Path, resourcePath) {
+			a.Location = profile.LocationResource
+		}
+	}
+	return a
+}
+
+func errorOf(r cassette.Response) profile.Error {
+	return profile.Error{Status: r.Code, Code: errorCode(object(r.Body)), Gateway: strings.EqualFold(r.Headers.Get("X-Ms-Failure-Cause"), "gateway")}
+}
+
+func object(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// errorCode is ARM's error.code, or App Service's top-level Code.
+func errorCode(obj map[string]any) string {
+	if e, ok := obj["error"].(map[string]any); ok {
+		if c, ok := e["code"].(string); ok {
+			return c
+		}
+	}
+	c, _ := obj["Code"].(string)
+	return c
+}
+
+var regionList = regexp.MustCompile(`(?i)list of available regions is '([^']*)'`)
+
+// allowedRegions reads the regions an error message lists.
+func allowedRegions(obj map[string]any) []string {
+	e, _ := obj["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	m := regionList.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range strings.Split(m[1], ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// groupOf is the resource group path of a lower-case path, or "".
+func groupOf(lp string) string {
+	segs := strings.Split(strings.Trim(lp, "/"), "/")
+	if len(segs) >= 4 && segs[0] == "subscriptions" && segs[2] == "resourcegroups" {
+		return "/" + strings.Join(segs[:4], "/")
+	}
+	return ""
+}
