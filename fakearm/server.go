@@ -152,8 +152,8 @@ type Server struct {
 	qmu   sync.Mutex
 	quota map[string]*budget // subscription → budget
 
-	ad   directory     // Azure AD apps and issued tokens (aad.go)
-	regs registrations // provider registrations (providers.go)
+	ad       directory     // Azure AD apps and issued tokens (aad.go)
+	regs     registrations // provider registrations (providers.go)
 	profiles *profile.Set
 }
 
