@@ -133,6 +133,33 @@ type Descriptor struct {
 	// property out, learned from the x-ms-examples responses. The ARM
 	// emulator applies them; they are not CRD defaults.
 	ServerDefaults []ServerDefault
+	// EmbeddedChildren are the collections of the body that ARM also
+	// serves as child resources (a virtual network's properties.subnets):
+	// a PUT of the parent replaces the children with what the collection
+	// holds, so the reconciler sends one only with the live children kept,
+	// and drift does not count live children the spec does not name.
+	// Sorted by path; empty when the type has none.
+	EmbeddedChildren []EmbeddedChild
+}
+
+// EmbeddedChild is a collection of a parent's body whose items are child
+// resources of the parent served at their own path too.
+type EmbeddedChild struct {
+	// Path is the array property, from the body root (properties.subnets).
+	Path Path
+	// ARMType is the child's type (Microsoft.Network/virtualNetworks/subnets).
+	ARMType string
+}
+
+// Embedded returns the embedded child collection at a table path (no
+// index segments), and false when the path holds none.
+func (d *Descriptor) Embedded(tablePath Path) (EmbeddedChild, bool) {
+	for _, e := range d.EmbeddedChildren {
+		if e.Path.Equal(tablePath) {
+			return e, true
+		}
+	}
+	return EmbeddedChild{}, false
 }
 
 // ServerDefault is a value ARM fills in for a property left out.

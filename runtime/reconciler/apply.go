@@ -43,6 +43,18 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 			live = map[string]any{}
 		}
 	}
+	if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); live == nil && last == "" && sid != "" && len(r.Desc.EmbeddedChildren) > 0 {
+		// Written before, last-applied since dropped (drift correction):
+		// the resource may hold children a whole PUT of the spec would
+		// delete, so the decision is made against the live body.
+		res, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+		switch {
+		case err == nil && res.Body != nil:
+			live = res.Body
+		case err != nil && !arm.IsNotFound(err):
+			return r.fail(ctx, st, step(stepRead+" "+id, err))
+		}
+	}
 	w, err := decide(r.Desc, desired, last, live)
 	if err == nil && w.NeedLive {
 		res, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)

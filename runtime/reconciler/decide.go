@@ -57,6 +57,10 @@ type Write struct {
 // A merge patch goes as PATCH when the type has a PATCH that takes more
 // than tags, else as PUT of the live body (readOnly values dropped) with
 // the patch applied — which needs the live body (NeedLive).
+//
+// A patch that sets an embedded child collection (embedded.go) sends the
+// spec's children merged with the live ones, which needs the live body
+// too; a PUT of the live body carries the live children as they are.
 func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any) (Write, error) {
 	var patch map[string]any
 	reason := WhyChanged
@@ -81,6 +85,9 @@ func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string
 			return Write{}, err
 		}
 		fillFrom(patch, desired)
+	}
+	if keepChildren(d, patch, desired, lastApplied, live) {
+		return Write{Reason: reason, NeedLive: true}, nil
 	}
 	if d.HasVerb(http.MethodPatch) && !d.PatchTagsOnly {
 		return Write{Verb: http.MethodPatch, Body: patch, Reason: reason}, nil

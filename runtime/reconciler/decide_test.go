@@ -225,3 +225,178 @@ func TestResolveID(t *testing.T) {
 		})
 	}
 }
+
+// vnet is a Descriptor with an embedded child collection
+// (properties.subnets) and a PATCH that only takes tags.
+func vnet() *descriptor.Descriptor {
+	d := &descriptor.Descriptor{
+		Group: "test.armature.dev", Version: "v1", Kind: "Net", ARMType: "Test.RP/nets",
+		Verbs: []string{"GET", "PUT", "PATCH", "DELETE"}, PatchTagsOnly: true,
+		Properties: []descriptor.Property{
+			{Path: descriptor.P("location"), Class: descriptor.CreateOnly},
+			{Path: descriptor.P("properties"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "addressPrefix"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "etag"), Class: descriptor.ReadOnly},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "id"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "name"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "properties"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "properties", "addressPrefix"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "subnets", descriptor.Items, "properties", "provisioningState"), Class: descriptor.ReadOnly},
+			{Path: descriptor.P("tags"), Class: descriptor.Writable},
+		},
+		EmbeddedChildren: []descriptor.EmbeddedChild{{Path: descriptor.P("properties", "subnets"), ARMType: "Test.RP/nets/subnets"}},
+	}
+	slices.SortFunc(d.Properties, func(a, b descriptor.Property) int { return a.Path.Compare(b.Path) })
+	return d
+}
+
+// TestDecideEmbeddedChildren: a write of a parent never removes the child
+// resources the spec does not name (a Subnet created as its own object).
+func TestDecideEmbeddedChildren(t *testing.T) {
+	fullPatch := vnet()
+	fullPatch.PatchTagsOnly = false
+	notMarked := vnet()
+	notMarked.EmbeddedChildren = nil
+	sub := func(name, prefix string) map[string]any {
+		return map[string]any{"name": name, "properties": map[string]any{"addressPrefix": prefix}}
+	}
+	liveSub := func(name, prefix string) map[string]any {
+		return map[string]any{"name": name, "id": "/nets/n/subnets/" + name, "etag": "W/1",
+			"properties": map[string]any{"addressPrefix": prefix, "provisioningState": "Succeeded"}}
+	}
+	sentSub := func(name, prefix string) map[string]any {
+		return map[string]any{"name": name, "id": "/nets/n/subnets/" + name, "properties": map[string]any{"addressPrefix": prefix}}
+	}
+	net := func(tags map[string]any, subnets ...any) map[string]any {
+		b := map[string]any{"location": "westeurope", "properties": map[string]any{"addressPrefix": "10.0.0.0/16"}}
+		if subnets != nil {
+			b["properties"].(map[string]any)["subnets"] = subnets
+		}
+		if tags != nil {
+			b["tags"] = tags
+		}
+		return b
+	}
+	live := func(subnets ...any) map[string]any {
+		b := net(map[string]any{"env": "dev"}, subnets...)
+		b["id"] = "/nets/n"
+		return b
+	}
+	applied := func(d *descriptor.Descriptor, b map[string]any) string { return mustJSON(hashSecrets(d, b)) }
+	dev, prod := map[string]any{"env": "dev"}, map[string]any{"env": "prod"}
+	cases := map[string]struct {
+		reason  string
+		d       *descriptor.Descriptor
+		desired map[string]any
+		last    string
+		live    map[string]any
+		want    Write
+	}{
+		"TagEditPutKeepsChildren": {
+			reason: "a tag edit of a parent whose spec has no subnets goes as GET + PUT: the live subnets are in the PUT (ARM deletes the ones a PUT leaves out)",
+			d:      vnet(), desired: net(prod), last: applied(vnet(), net(dev)), live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyChanged, Body: net(prod, sentSub("a", "10.0.1.0/24"), sentSub("b", "10.0.2.0/24"))},
+		},
+		"TagEditPatchLeavesThemOut": {
+			reason: "with a full PATCH a tag edit sends the tags alone: the collection is not in the body",
+			d:      fullPatch, desired: net(prod), last: applied(fullPatch, net(dev)),
+			want: Write{Verb: "PATCH", Reason: WhyChanged, Body: map[string]any{"tags": prod}},
+		},
+		"SpecChildChangedKeepsOthers": {
+			reason: "the spec's subnet a changed: a is sent as the spec says, b (a Subnet object's) is kept",
+			d:      vnet(), desired: net(dev, sub("a", "10.0.3.0/24")), last: applied(vnet(), net(dev, sub("a", "10.0.1.0/24"))),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyChanged, Body: net(dev, sub("a", "10.0.3.0/24"), sentSub("b", "10.0.2.0/24"))},
+		},
+		"SpecChildRemoved": {
+			reason: "a subnet the spec named (c) and no longer names is removed; b, never named, is kept",
+			d:      vnet(), desired: net(dev, sub("a", "10.0.1.0/24")), last: applied(vnet(), net(dev, sub("a", "10.0.1.0/24"), sub("c", "10.0.4.0/24"))),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24"), liveSub("c", "10.0.4.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyChanged, Body: net(dev, sub("a", "10.0.1.0/24"), sentSub("b", "10.0.2.0/24"))},
+		},
+		"SpecDropsCollection": {
+			reason: "a spec that no longer sets subnets removes the ones it named (c), not the others (b)",
+			d:      fullPatch, desired: net(dev), last: applied(fullPatch, net(dev, sub("c", "10.0.4.0/24"))),
+			live: live(liveSub("b", "10.0.2.0/24"), liveSub("c", "10.0.4.0/24")),
+			want: Write{Verb: "PATCH", Reason: WhyChanged, Body: map[string]any{"properties": map[string]any{"subnets": []any{sentSub("b", "10.0.2.0/24")}}}},
+		},
+		"FullPatchNeedsLive": {
+			reason: "a PATCH that sets the collection replaces it: the live children are needed first",
+			d:      fullPatch, desired: net(dev, sub("a", "10.0.3.0/24")), last: applied(fullPatch, net(dev, sub("a", "10.0.1.0/24"))),
+			want: Write{Reason: WhyChanged, NeedLive: true},
+		},
+		"FullPatchMerged": {
+			reason: "with the live body, the PATCH carries the spec's subnet and the live one it does not name",
+			d:      fullPatch, desired: net(dev, sub("a", "10.0.3.0/24")), last: applied(fullPatch, net(dev, sub("a", "10.0.1.0/24"))),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PATCH", Reason: WhyChanged, Body: map[string]any{"properties": map[string]any{"subnets": []any{sub("a", "10.0.3.0/24"), sentSub("b", "10.0.2.0/24")}}}},
+		},
+		"AdoptExtraChildNoDrift": {
+			reason: "adoption: live has a subnet the spec does not name: no drift, no write",
+			d:      vnet(), desired: net(dev, sub("a", "10.0.1.0/24")),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Reason: WhyInSync},
+		},
+		"AdoptChildDiffers": {
+			reason: "adoption: the spec's subnet differs: it is sent with the live subnet the spec does not name",
+			d:      vnet(), desired: net(dev, sub("a", "10.0.3.0/24")),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyLive + " at properties.subnets", Body: net(dev, sub("a", "10.0.3.0/24"), sentSub("b", "10.0.2.0/24"))},
+		},
+		"AdoptChildMissing": {
+			reason: "adoption: a subnet the spec names is not live: drift",
+			d:      vnet(), desired: net(dev, sub("z", "10.0.9.0/24")),
+			live: live(liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyLive + " at properties.subnets", Body: net(dev, sub("z", "10.0.9.0/24"), sentSub("b", "10.0.2.0/24"))},
+		},
+		"NotMarkedReplaces": {
+			reason: "control: a collection not marked embedded is replaced by the spec's (what the mark prevents)",
+			d:      notMarked, desired: net(dev, sub("a", "10.0.3.0/24")), last: applied(notMarked, net(dev, sub("a", "10.0.1.0/24"))),
+			live: live(liveSub("a", "10.0.1.0/24"), liveSub("b", "10.0.2.0/24")),
+			want: Write{Verb: "PUT", Reason: WhyChanged, Body: net(dev, sub("a", "10.0.3.0/24"))},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := decide(tc.d, tc.desired, tc.last, tc.live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestDriftEmbeddedChildren: drift names the collection only for a child
+// the spec names that is missing or differs in a value the spec sets.
+func TestDriftEmbeddedChildren(t *testing.T) {
+	d := vnet()
+	live := map[string]any{"properties": map[string]any{"subnets": []any{
+		map[string]any{"name": "A", "etag": "x", "properties": map[string]any{"addressPrefix": "10.0.1.0/24", "provisioningState": "Succeeded"}},
+		map[string]any{"name": "b", "properties": map[string]any{"addressPrefix": "10.0.2.0/24"}},
+	}}}
+	want := func(subnets ...any) map[string]any {
+		return map[string]any{"properties": map[string]any{"subnets": subnets}}
+	}
+	cases := map[string]struct {
+		desired map[string]any
+		want    []string
+	}{
+		"NamesOneOfTwo":  {desired: want(map[string]any{"name": "a", "properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})},
+		"NameOnly":       {desired: want(map[string]any{"name": "b"})},
+		"Differs":        {desired: want(map[string]any{"name": "b", "properties": map[string]any{"addressPrefix": "10.0.7.0/24"}}), want: []string{"properties.subnets"}},
+		"Missing":        {desired: want(map[string]any{"name": "c"}), want: []string{"properties.subnets"}},
+		"EmptyIsInSync":  {desired: want()},
+		"NotInSpecAtAll": {desired: map[string]any{"properties": map[string]any{}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, drift(d, tc.desired, live)); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+}

@@ -12,7 +12,8 @@ import (
 // paths whose live value differs, in their text form. Only values the spec
 // sets are compared; secret, writeOnly and readOnly paths never are.
 // Strings compare without case and spaces, as ARM normalises names such as
-// locations.
+// locations. An embedded child collection is compared child by child
+// (embedded.go): live children the spec does not name are no drift.
 func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 	if desired == nil || live == nil {
 		return nil
@@ -29,6 +30,20 @@ func drift(d *descriptor.Descriptor, desired, live map[string]any) []string {
 			gv, ok := got[k]
 			if !ok {
 				out = append(out, p.String())
+				continue
+			}
+			if _, embedded := d.Embedded(tp); embedded {
+				wa, _ := wv.([]any)
+				ga, _ := gv.([]any)
+				if driftChildren(wa, ga, func(w, g map[string]any) bool {
+					n := len(out)
+					walk(w, g, tp.Item(), p.Item())
+					found := len(out) > n
+					out = out[:n]
+					return found
+				}) {
+					out = append(out, p.String())
+				}
 				continue
 			}
 			wm, wok := wv.(map[string]any)
