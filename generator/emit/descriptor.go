@@ -134,6 +134,14 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if acts := actions(r.StatusGETs); acts != nil {
 		d[jen.Id("StatusGETs")] = acts
 	}
+	if len(r.Embedded) > 0 {
+		d[jen.Id("EmbeddedChildren")] = jen.Index().Qual(pathDescriptors, "EmbeddedChild").ValuesFunc(func(g *jen.Group) {
+			for _, e := range r.Embedded {
+				g.Line().Values(jen.Dict{jen.Id("Path"): pathLit(e.Path), jen.Id("ARMType"): jen.Lit(e.ARMType)})
+			}
+			g.Line()
+		})
+	}
 	return d
 }
 

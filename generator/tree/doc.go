@@ -47,6 +47,17 @@
 // no category is a gap of the tree to fix, not a new category; the
 // `unsupported:` ones are constructs the generator could support one day.
 //
+// # Embedded children
+//
+// A resource's PUT body may hold a collection of its own child resources
+// (a virtual network's properties.subnets, a security group's
+// properties.securityRules): ARM serves each item at the child's path too,
+// and a PUT of the parent replaces the children. Resource.Embedded marks
+// them: an array property at the body root or one object below it whose
+// items are the child type's PUT body (the same definition once `$ref`s
+// are followed), or that is named as the child's type segment and holds
+// objects. The Descriptor carries them as EmbeddedChildren.
+//
 // # Scope
 //
 // The prefix before the last `/providers/` gives the scope: none (tenant),

@@ -69,6 +69,9 @@ type Resource struct {
 	// updates then go through PUT, and PATCH says nothing about what is
 	// create-only.
 	PatchTagsOnly bool
+	// Embedded are the collections of the PUT body that are also child
+	// resource types (embedded.go), sorted by path.
+	Embedded []Embedded
 }
 
 // Verbs returns the methods present, sorted.
@@ -177,6 +180,7 @@ func Build(l *load.Loader, docs []*load.Document) (*Tree, []error) {
 		b.doc(d)
 	}
 	b.attach()
+	b.markEmbedded()
 	t := &Tree{Skipped: b.skipped}
 	for _, r := range b.byType {
 		t.Resources = append(t.Resources, r)
