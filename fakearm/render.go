@@ -13,9 +13,20 @@ import (
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
-// render computes the GET body of a resource and caches it: the desired
-// body without secret and writeOnly values, plus what the server computes.
+// render computes the GET body of a resource and caches it (renderOnly),
+// and renders again the parent whose embedded collection shows it
+// (embedded.go). The caller holds s.mu.
 func (s *Server) render(res *resource) {
+	s.renderOnly(res)
+	if p := s.parentOfEmbedded(res); p != nil {
+		s.renderOnly(p)
+	}
+}
+
+// renderOnly computes the GET body of a resource and caches it: the
+// desired body without secret and writeOnly values, plus what the server
+// computes, plus its embedded children.
+func (s *Server) renderOnly(res *resource) {
 	d := res.d
 	body := runtime.DeepCopyJSON(res.Desired)
 	d.Walk(body, func(n descriptor.Node) bool {
@@ -49,6 +60,7 @@ func (s *Server) render(res *resource) {
 	s.profileDefaults(d, body)
 	serverDefaults(d, body)
 	placeholders(d, body, res)
+	s.joinEmbedded(res, body)
 	b, err := json.Marshal(body)
 	if err != nil {
 		b = []byte(`{}`)

@@ -270,6 +270,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descrip
 		res.Created = existing.Created
 		res.ID = existing.ID
 	}
+	noteRemoved(w, s.splitEmbedded(res, true))
 	s.write(w, r, res, existing == nil, "PUT")
 }
 
@@ -296,6 +297,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, m match, d *descr
 	}
 	res := *existing
 	res.Desired, res.ETag, res.Modified, res.State, res.rendered = merged, newETag(), s.opts.Now().UTC(), stateSucceeded, nil
+	noteRemoved(w, s.splitEmbedded(&res, false))
 	s.write(w, r, &res, false, "PATCH")
 }
 
@@ -451,14 +453,22 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// remove deletes a resource and everything below it.
+// remove deletes a resource and everything below it, and renders again
+// the parent whose embedded collection showed it.
 func (s *Server) remove(key string) {
+	res := s.resources[key]
 	delete(s.resources, key)
 	prefix := key + "/"
 	for k := range s.resources {
 		if strings.HasPrefix(k, prefix) {
 			delete(s.resources, k)
 		}
+	}
+	if res == nil || res.d == nil {
+		return
+	}
+	if p := s.parentOfEmbedded(res); p != nil {
+		s.renderOnly(p)
 	}
 }
 

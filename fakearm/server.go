@@ -126,6 +126,10 @@ type Entry struct {
 	Page int `json:"page,omitempty"`
 	// Items is how many items the LIST page held.
 	Items int `json:"items,omitempty"`
+	// Removed are the ids of the resources the request deleted besides
+	// its target: the embedded children a parent's PUT left out
+	// (embedded.go).
+	Removed []string `json:"removed,omitempty"`
 }
 
 // Server is the emulator. It is an http.Handler.
@@ -311,7 +315,7 @@ func (s *Server) record(r *http.Request, rec *recorder, armType string, body []b
 	if len(body) > maxJournalBody {
 		body = body[:maxJournalBody]
 	}
-	e := Entry{Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, ARMType: armType, Body: string(body), Page: rec.page, Items: rec.items}
+	e := Entry{Time: s.opts.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status, ARMType: armType, Body: string(body), Page: rec.page, Items: rec.items, Removed: rec.removed}
 	s.jmu.Lock()
 	s.journal[s.jnext] = e
 	s.jnext++
@@ -327,6 +331,7 @@ type recorder struct {
 	http.ResponseWriter
 	status      int
 	page, items int
+	removed     []string
 }
 
 func (w *recorder) WriteHeader(code int) {
