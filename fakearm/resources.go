@@ -210,8 +210,28 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 	if strings.EqualFold(pm.route.armType, descriptor.ResourceGroupType) {
 		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", message: fmt.Sprintf("Resource group '%s' could not be found.", pm.names[len(pm.names)-1])}
 	}
+	if d.Scope == descriptor.ScopeExtension {
+		// The scope of an extension resource is missing: ARM's gateway
+		// answers as for a GET of that resource.
+		if e := s.checkParent(pm, pm.route.byVersion[pm.route.versions[0]]); e != nil {
+			return e
+		}
+		return &requestError{status: http.StatusNotFound, code: "ResourceNotFound",
+			message: fmt.Sprintf("The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", pm.route.armType, strings.Join(pm.names, "/"), groupOf(p))}
+	}
 	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound",
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
+}
+
+// groupOf returns the resource group name of an id, or "".
+func groupOf(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if strings.EqualFold(segs[i], "resourceGroups") {
+			return segs[i+1]
+		}
+	}
+	return ""
 }
 
 // requestBody decodes and cleans a PUT or PATCH body, answering the error
