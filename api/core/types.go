@@ -1,8 +1,22 @@
 package core
 
 // ResourceReference names the owner of a resource: either a custom resource
-// of the owner's kind in the same namespace, or an ARM id.
+// in the same namespace, or an ARM id. The custom resource is of the
+// owner's kind; for an extension resource (a role assignment, a lock, a
+// diagnostic setting: its owner can be any ARM resource) it is of any
+// armature kind, named by Group and Kind.
 type ResourceReference struct {
+	// Group is the API group of the owner's kind, e.g.
+	// storage.azure.armature.dev. Required with Kind for an extension
+	// resource's owner; for other kinds empty (the owner's kind) or the
+	// owner kind's group.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// Kind is the owner's kind, e.g. StorageAccount. Required with Group
+	// for an extension resource's owner; for other kinds empty (the owner's
+	// kind) or the owner's kind.
+	// +optional
+	Kind string `json:"kind,omitempty"`
 	// Name of a custom resource of the owner's kind in the same namespace.
 	// +optional
 	Name string `json:"name,omitempty"`

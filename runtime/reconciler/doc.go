@@ -11,7 +11,13 @@
 //  3. Resolve the owner: spec.owner.armId, or the custom resource named by
 //     spec.owner.name, which must be Ready with a status.id; else
 //     Ready=False/WaitingForOwner (the owner's change requeues its children
-//     through a watch and an index, not polling).
+//     through a watch and an index, not polling). The owner's kind is the
+//     Descriptor's; an extension kind (a role assignment: its owner can be
+//     any resource) names it with spec.owner.group and kind, any kind the
+//     operator registers (owner.go).
+//  5½. A kind with embedded child collections (a virtual network's
+//     subnets) never removes children its spec does not name
+//     (embedded.go, docs/embedded.md).
 //  4. An operation in flight (its azcore resume token is kept in the
 //     armature.dev/operation annotation) is polled once; the worker never
 //     blocks on it.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
@@ -71,6 +70,9 @@ type Reconciler struct {
 	// providers remembers provider registrations asked for (shared by the
 	// kinds SetupAll builds).
 	providers *registrations
+	// kinds are the storage versions of the kinds SetupAll registers: an
+	// extension kind's owner can be any of them.
+	kinds map[schema.GroupKind]string
 }
 
 // New returns a reconciler for one kind.
@@ -182,26 +184,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // resolve finds the resource's ARM id; a non-empty waiting says why it
 // cannot be known yet.
 func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string, err error) {
-	ownerID := ""
-	s := spec(st.obj)
-	owner, _ := s["owner"].(map[string]any)
-	rid, _ := s["resourceID"].(string)
-	armID, _ := owner["armId"].(string)
-	if ownerName, _ := owner["name"].(string); rid == "" && armID == "" && ownerName != "" && r.Desc.OwnerKind != "" {
-		o := &unstructured.Unstructured{}
-		o.SetGroupVersionKind(r.ownerGVK())
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: ownerName}, o); err != nil {
-			if apierrors.IsNotFound(err) {
-				return "", fmt.Sprintf("owner %s %q does not exist", r.Desc.OwnerKind, ownerName), nil
-			}
-			return "", "", err
-		}
-		st.ownerExists = true
-		scope, _, _ := unstructured.NestedString(o.Object, "status", "id")
-		if scope == "" || !ready(o) {
-			return "", fmt.Sprintf("owner %s %q is not Ready", r.Desc.OwnerKind, ownerName), nil
-		}
-		st.owner, ownerID = o, scope
+	ownerID, waiting, err := r.resolveOwner(ctx, st)
+	if err != nil || waiting != "" {
+		return "", waiting, err
 	}
 	if id, ok := resolveID(r.Desc, st.obj, ownerID, st.arm.SubscriptionID); ok {
 		return id, "", nil
@@ -209,7 +194,7 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 	if strings.EqualFold(r.Desc.OwnerARMType, descriptor.SubscriptionType) {
 		return "", "", terminal("NoSubscription", "no subscription id for "+r.Desc.Kind+": the credential ("+st.arm.Name+") names none (--subscription-id or AZURE_SUBSCRIPTION_ID for the default, subscriptionId in a credential Secret)")
 	}
-	return "", "", terminal("OwnerRequired", fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(r.Desc)))
+	return "", "", ownerRequired(r.Desc)
 }
 
 func ownerLabel(d *descriptor.Descriptor) string {

@@ -30,7 +30,9 @@ const ownerIndex = "spec.owner.name"
 // (ctrl.Options.Client.Cache.Unstructured = true): owners are looked up
 // through an index there.
 // Descriptors whose owner is another generated kind get a watch on it, so
-// an owner turning Ready requeues exactly its children.
+// an owner turning Ready requeues exactly its children; an extension kind
+// (its owner can be any resource, named by spec.owner group, kind and
+// name) gets a watch on every kind registered here.
 func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config, opts ...SetupOption) error {
 	var o setupOptions
 	for _, opt := range opts {
@@ -46,6 +48,10 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			storage[gk] = d
 		}
 	}
+	kinds := map[schema.GroupKind]string{}
+	for gk, d := range storage {
+		kinds[gk] = d.Version
+	}
 	rec := mgr.GetEventRecorderFor("armature")
 	make1 := func(d *descriptor.Descriptor) *Reconciler {
 		owner := storage[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}]
@@ -55,7 +61,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
-		r.Credentials, r.providers = o.credentials, providers
+		r.Credentials, r.providers, r.kinds = o.credentials, providers, kinds
 		return r
 	}
 	main := map[schema.GroupKind]*Reconciler{}
@@ -126,6 +132,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		owner := &unstructured.Unstructured{}
 		owner.SetGroupVersionKind(r.ownerGVK())
 		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.children), builderOwnerPredicates())
+	}
+	if r.Desc.Scope == descriptor.ScopeExtension {
+		// The owner can be any kind: every registered kind is watched
+		// (the manager shares one informer per kind among controllers).
+		if err := r.watchAnyOwner(context.Background(), mgr.GetFieldIndexer(), obj, func(owner client.Object, h handler.EventHandler) {
+			b = b.Watches(owner, h, builderOwnerPredicates())
+		}); err != nil {
+			return err
+		}
 	}
 	if r.hasLists() {
 		o := newObserver(r)

@@ -1,0 +1,158 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Reasons of an owner that cannot be resolved; the user must change
+// spec.owner.
+const (
+	// ReasonOwnerRequired: spec.owner names no owner.
+	ReasonOwnerRequired = "OwnerRequired"
+	// ReasonOwnerKindUnknown: spec.owner.group/kind name no kind the
+	// cluster serves.
+	ReasonOwnerKindUnknown = "OwnerKindUnknown"
+	// ReasonOwnerKindMismatch: spec.owner.group/kind of a kind that is no
+	// extension resource name another kind than its owner's.
+	ReasonOwnerKindMismatch = "OwnerKindMismatch"
+)
+
+// ownerAnyIndex is the field index of an extension kind's owner:
+// "<group>/<kind>/<name>" (group and kind in lower case).
+const ownerAnyIndex = "spec.owner.groupKindName"
+
+// ownerKey is the value of ownerAnyIndex for an owner.
+func ownerKey(group, kind, name string) string {
+	return strings.ToLower(group) + "/" + strings.ToLower(kind) + "/" + name
+}
+
+// ownerTarget returns the kind of the custom resource spec.owner names
+// (group and kind, or the Descriptor's owner kind when they are empty),
+// with found false when spec.owner names no custom resource kind (an
+// extension kind without group and kind, a kind whose owner is not
+// generated). A kind that is no extension accepts group and kind only
+// when they are its owner's.
+func (r *Reconciler) ownerTarget(owner map[string]any) (gvk schema.GroupVersionKind, found bool, err error) {
+	group, _ := owner["group"].(string)
+	kind, _ := owner["kind"].(string)
+	switch {
+	case group == "" && kind == "":
+		if r.Desc.OwnerKind == "" {
+			return schema.GroupVersionKind{}, false, nil
+		}
+		return r.ownerGVK(), true, nil
+	case r.Desc.Scope != descriptor.ScopeExtension && (!strings.EqualFold(group, r.Desc.OwnerGroup) || kind != r.Desc.OwnerKind):
+		return gvk, false, terminal(ReasonOwnerKindMismatch, fmt.Sprintf("spec.owner names a %s/%s; the owner of a %s is a %s", group, kind, r.Desc.Kind, ownerLabel(r.Desc)))
+	case kind == r.Desc.OwnerKind && strings.EqualFold(group, r.Desc.OwnerGroup) && r.OwnerVersion != "":
+		return r.ownerGVK(), true, nil
+	case group == "" || kind == "":
+		return gvk, false, terminal(ReasonOwnerKindUnknown, "spec.owner needs both group and kind (or neither, and armId)")
+	}
+	gk := schema.GroupKind{Group: group, Kind: kind}
+	if v, ok := r.kinds[gk]; ok {
+		return gk.WithVersion(v), true, nil
+	}
+	m, merr := r.Client.RESTMapper().RESTMapping(gk)
+	if merr != nil {
+		return gvk, false, terminal(ReasonOwnerKindUnknown, fmt.Sprintf("spec.owner names kind %s in group %s, which this cluster does not serve: %v", kind, group, merr))
+	}
+	return m.GroupVersionKind, true, nil
+}
+
+// resolveOwner reads the custom resource spec.owner names and returns its
+// ARM id; a non-empty waiting says why it cannot be used yet (missing, or
+// not Ready with a status.id). ownerID is "" when spec.owner names no
+// custom resource (an armId, a resourceID, or nothing).
+func (r *Reconciler) resolveOwner(ctx context.Context, st *state) (ownerID, waiting string, err error) {
+	s := spec(st.obj)
+	owner, _ := s["owner"].(map[string]any)
+	rid, _ := s["resourceID"].(string)
+	armID, _ := owner["armId"].(string)
+	name, _ := owner["name"].(string)
+	if rid != "" || armID != "" || name == "" {
+		return "", "", nil
+	}
+	gvk, found, err := r.ownerTarget(owner)
+	if err != nil || !found {
+		return "", "", err
+	}
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(gvk)
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, o); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return "", fmt.Sprintf("owner %s %q does not exist", gvk.Kind, name), nil
+		}
+		return "", "", err
+	}
+	st.ownerExists = true
+	scope, _, _ := unstructured.NestedString(o.Object, "status", "id")
+	if scope == "" || !ready(o) {
+		return "", fmt.Sprintf("owner %s %q is not Ready", gvk.Kind, name), nil
+	}
+	st.owner = o
+	return scope, "", nil
+}
+
+// ownerRequired is the error of a kind whose spec.owner names nothing.
+func ownerRequired(d *descriptor.Descriptor) error {
+	if d.Scope == descriptor.ScopeExtension {
+		return terminal(ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: the owner of a %s can be any resource; give group, kind and name of a custom resource in this namespace, or its armId", d.Kind))
+	}
+	return terminal(ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(d)))
+}
+
+// extensionChildren lists the objects of an extension kind whose
+// spec.owner names owner by group, kind and name.
+func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object) []reconcile.Request {
+	gvk := owner.GetObjectKind().GroupVersionKind()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
+	key := ownerKey(gvk.Group, gvk.Kind, owner.GetName())
+	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerAnyIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "list extension resources", "owner", key, "kind", r.Desc.Kind)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, c := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
+	}
+	return out
+}
+
+// watchAnyOwner makes an extension kind's controller requeue the objects
+// an owner of any kind (every kind SetupAll registers) owns by group, kind
+// and name, when the owner's readiness changes.
+func (r *Reconciler) watchAnyOwner(ctx context.Context, indexer client.FieldIndexer, obj client.Object, watch func(client.Object, handler.EventHandler)) error {
+	if err := indexer.IndexField(ctx, obj, ownerAnyIndex, func(o client.Object) []string {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		g, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "group")
+		k, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "kind")
+		n, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "name")
+		if k == "" || n == "" {
+			return nil
+		}
+		return []string{ownerKey(g, k, n)}
+	}); err != nil {
+		return err
+	}
+	for gk, v := range r.kinds {
+		owner := &unstructured.Unstructured{}
+		owner.SetGroupVersionKind(gk.WithVersion(v))
+		watch(owner, handler.EnqueueRequestsFromMapFunc(r.extensionChildren))
+	}
+	return nil
+}
