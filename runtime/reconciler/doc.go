@@ -15,9 +15,6 @@
 //     Descriptor's; an extension kind (a role assignment: its owner can be
 //     any resource) names it with spec.owner.group and kind, any kind the
 //     operator registers (owner.go).
-//  5½. A kind with embedded child collections (a virtual network's
-//     subnets) never removes children its spec does not name
-//     (embedded.go, docs/embedded.md).
 //  4. An operation in flight (its azcore resume token is kept in the
 //     armature.dev/operation annotation) is polled once; the worker never
 //     blocks on it.
@@ -29,6 +26,8 @@
 //     created → PUT; changed → JSON merge patch, sent as PATCH when the API
 //     has a full PATCH, else GET + patch + PUT; adopted → only what differs
 //     from the live resource; unchanged → no write.
+//     A write never removes an embedded child (a virtual network's
+//     subnet) the spec does not name (embedded.go, docs/embedded.md).
 //  6. GET → status (ARM's shape), conditions, observedGeneration.
 //  7. Requeue after the sync period (jittered): that GET is the drift
 //     observer. Live writable values that differ from the desired ones are
