@@ -32,7 +32,9 @@
 // azureName, owner and resourceID cannot change once status.id is set. On
 // create and update: no value at a read-only path; a Secret key reference
 // {name, key} at every secret path; an owner ARM id of the owner's ARM type;
-// a resourceID of the kind's ARM type; a singleton's fixed name. Custom
+// an owner group and kind that are empty or the owner's kind, and for an
+// extension kind (its owner can be any resource) an owner given by group,
+// kind and name, or by armId; a resourceID of the kind's ARM type; a singleton's fixed name. Custom
 // rules come last (RegisterValidator). An update that leaves spec unchanged
 // is not checked, so finalizer and metadata updates of objects stored
 // before the webhook existed still go through.

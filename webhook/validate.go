@@ -30,12 +30,17 @@ const (
 	secretDetail   = "must be a Secret key reference {name: <Secret name>, key: <key>} (the value given is not shown); " +
 		"put the value in a Secret in the same namespace and reference it"
 	ownerBothDetail  = "set one of owner.name and owner.armId, not both"
-	ownerShapeDetail = "must be {name: <custom resource>} or {armId: <ARM id>}"
-	ownerNameDetail  = "the owner of a %s is a %s, which this operator does not manage as a custom resource; set owner.armId instead"
-	ownerTypeDetail  = "names a %s; the owner of a %s must be a %s"
-	armIDDetail      = "is not an ARM resource id: %v"
-	resourceIDDetail = "names a %s; a %s can only adopt a %s"
-	singletonDetail  = "a %s is a singleton: its name in Azure is always %q; remove azureName or set it to %q"
+	ownerShapeDetail = "must be {name: <custom resource>} (with group and kind for an extension resource) or {armId: <ARM id>}"
+	// An extension resource's owner is any resource.
+	ownerExtDetail = "the owner of a %s (an extension resource: its owner can be any resource) is named by group, kind and name of a custom resource in this namespace, or by armId"
+	// Group and kind of another kind's owner.
+	ownerKindDetail   = "the owner of a %s is a %s; leave owner.group and owner.kind empty or set them to %q and %q"
+	ownerNoKindDetail = "the owner of a %s is a %s, which this operator does not manage as a custom resource; remove owner.group and owner.kind and set owner.armId"
+	ownerNameDetail   = "the owner of a %s is a %s, which this operator does not manage as a custom resource; set owner.armId instead"
+	ownerTypeDetail   = "names a %s; the owner of a %s must be a %s"
+	armIDDetail       = "is not an ARM resource id: %v"
+	resourceIDDetail  = "names a %s; a %s can only adopt a %s"
+	singletonDetail   = "a %s is a singleton: its name in Azure is always %q; remove azureName or set it to %q"
 )
 
 // checker collects the field errors of one validation.
@@ -288,7 +293,8 @@ func isSecretRef(v any) bool {
 
 // owner checks that spec.owner names one owner, of the Descriptor's owner
 // type: a custom resource only when the owner kind is generated, an ARM id
-// only of the owner's ARM type.
+// only of the owner's ARM type; for an extension kind, a custom resource
+// of any kind (group, kind and name) or an ARM id of anything.
 func (c *checker) owner(p *field.Path, spec any) {
 	v, ok := lookupSet(spec, fieldOwner)
 	if !ok {
@@ -300,6 +306,7 @@ func (c *checker) owner(p *field.Path, spec any) {
 		return
 	}
 	name, armID := str(m, "name"), str(m, "armId")
+	c.ownerKind(p, m, name, armID)
 	switch {
 	case name != "" && armID != "":
 		c.errs = append(c.errs, field.Invalid(p, v, ownerBothDetail))
@@ -314,6 +321,49 @@ func (c *checker) owner(p *field.Path, spec any) {
 			c.errs = append(c.errs, field.Invalid(p.Child("armId"), armID, fmt.Sprintf(ownerTypeDetail, typ, c.d.Kind, c.d.OwnerARMType)))
 		}
 	}
+}
+
+// ownerKind checks spec.owner.group and kind: an extension kind's owner
+// custom resource needs both (any kind); another kind's may only repeat
+// its Descriptor's owner kind.
+func (c *checker) ownerKind(p *field.Path, m map[string]any, name, armID string) {
+	group, kind := str(m, "group"), str(m, "kind")
+	if c.d.Scope == descriptor.ScopeExtension {
+		detail := fmt.Sprintf(ownerExtDetail, c.d.Kind)
+		switch {
+		case armID != "" && (group != "" || kind != ""):
+			c.errs = append(c.errs, field.Invalid(p, m, ownerBothDetail+"; "+detail))
+		case armID == "" && name == "":
+			c.errs = append(c.errs, field.Required(p.Child("name"), detail))
+		case armID == "" && group == "":
+			c.errs = append(c.errs, field.Required(p.Child("group"), detail))
+		case armID == "" && kind == "":
+			c.errs = append(c.errs, field.Required(p.Child("kind"), detail))
+		}
+		return
+	}
+	if group == "" && kind == "" {
+		return
+	}
+	if c.d.OwnerKind == "" {
+		c.errs = append(c.errs, field.Invalid(p.Child("kind"), kind, fmt.Sprintf(ownerNoKindDetail, c.d.Kind, ownerOf(c.d))))
+		return
+	}
+	detail := fmt.Sprintf(ownerKindDetail, c.d.Kind, c.d.OwnerKind, c.d.OwnerGroup, c.d.OwnerKind)
+	if group != "" && !strings.EqualFold(group, c.d.OwnerGroup) {
+		c.errs = append(c.errs, field.Invalid(p.Child("group"), group, detail))
+	}
+	if kind != "" && kind != c.d.OwnerKind {
+		c.errs = append(c.errs, field.Invalid(p.Child("kind"), kind, detail))
+	}
+}
+
+// ownerOf names the owner of a kind: its ARM type, or "scope".
+func ownerOf(d *descriptor.Descriptor) string {
+	if d.OwnerARMType != "" {
+		return d.OwnerARMType
+	}
+	return "scope"
 }
 
 // resourceID checks that an adopted resource is of the kind's ARM type.
