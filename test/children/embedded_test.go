@@ -3,6 +3,7 @@ package children_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -152,6 +153,38 @@ func TestEmbeddedInlineChangeKeepsChildObjects(t *testing.T) {
 	for _, id := range []string{aID, bID} {
 		if code := armGET(t, fa, id, c.child.APIVersion); code != 200 {
 			t.Errorf("GET %s after the inline change: %d, want 200", id, code)
+		}
+	}
+	if r := removals(fa, parentID+"/"); len(r) > 0 {
+		t.Errorf("nothing below the parent is removed; the emulator's journal shows: %v", r)
+	}
+}
+
+// TestEmbeddedDriftCorrectionKeepsChildObjects: someone changes the
+// parent in Azure; the drift observer corrects it (its last-applied record
+// is dropped, so the next write is decided against the live resource, not
+// sent as the spec alone) and the child objects survive the correction.
+func TestEmbeddedDriftCorrectionKeepsChildObjects(t *testing.T) {
+	c := fabrikamNets()
+	ns := namespace(t)
+	fa := start(t, ns, reconciler.Config{SyncPeriod: 2 * time.Second})
+	parent := cr(c.parent, ns, "vnet1", c.parentSpec(groupOwner(t, ns, c.parent)))
+	a := cr(c.child, ns, "a", c.childSpec("vnet1", "10.0.1.0/24"))
+	b := cr(c.child, ns, "b", c.childSpec("vnet1", "10.0.2.0/24"))
+	create(t, parent, a, b)
+	waitReady(t, parent, a, b)
+	parentID, aID, bID := statusID(t, parent), statusID(t, a), statusID(t, b)
+	if code := armDo(t, fa, "PATCH", parentID, c.parent.APIVersion, `{"properties":{"addressPrefix":"10.9.0.0/16"}}`); code != 200 {
+		t.Fatalf("out-of-band PATCH: %d", code)
+	}
+	eventually(t, 30*time.Second, "the drift is corrected", func() (bool, string) {
+		ws := writes(fa, parentID)
+		last := ws[len(ws)-1]
+		return last.Method == "PUT" && strings.Contains(last.Body, "10.0.0.0/16"), last.Method + " " + last.Body
+	})
+	for _, id := range []string{aID, bID} {
+		if code := armGET(t, fa, id, c.child.APIVersion); code != 200 {
+			t.Errorf("GET %s after the correction: %d, want 200", id, code)
 		}
 	}
 	if r := removals(fa, parentID+"/"); len(r) > 0 {

@@ -240,7 +240,17 @@ func statusID(t *testing.T, o *unstructured.Unstructured) string {
 // request goes through its handler, as the operator's do).
 func armGET(t *testing.T, fa *fakearm.Running, id, apiVersion string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, fa.URL+id+"?api-version="+apiVersion, nil)
+	return armDo(t, fa, http.MethodGet, id, apiVersion, "")
+}
+
+// armDo sends a request to the emulator, as someone else than the operator
+// (the portal), and returns the status code.
+func armDo(t *testing.T, fa *fakearm.Running, method, id, apiVersion, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(method, fa.URL+id+"?api-version="+apiVersion, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
