@@ -1,35 +1,71 @@
 #!/usr/bin/env bash
-# sync-specs.sh gives the repository its spec root, specs/azure-rest-api-specs:
-#   - a link to $ARMATURE_SPECS when set, or
-#   - a link to ../shared/specs/azure-rest-api-specs when that folder exists
-#     (developers' machines and CI; also beside the repository this one was
-#     cloned from, when that is a local folder), or
+# sync-specs.sh gives the repository its spec root, specs/azure-rest-api-specs,
+# a folder holding specification/<service>/… in the upstream layout:
+#   - a link to $ARMATURE_SPECS when set (a checkout of azure-rest-api-specs), or
+#   - a merged folder when ../shared/specs exists (developers' machines and CI;
+#     also beside the repository this one was cloned from, when that is a local
+#     folder): specification/<service> links to the curated
+#     ../shared/specs/azure-rest-api-specs first, then to the wide corpus
+#     ../shared/specs/arm-stable-a977c730.tar.xz unpacked by hack/corpus.sh into
+#     the cache (the newest stable api-version of 194 provider folders), or
 #   - a sparse checkout of github.com/Azure/azure-rest-api-specs at the pinned
 #     commit, holding only the folders specs/armature.yaml needs.
-# The upstream swagger is never committed to this repository.
+# All three are the same commit of azure-rest-api-specs. The upstream swagger is
+# never committed to this repository.
 # Usage: hack/sync-specs.sh [--force]   (ARMATURE_SPECS_REPO overrides the clone URL)
 set -euo pipefail
 
 PINNED_COMMIT=a977c730fda43ab19c05373b32c7159d6f265e9a
+# Bump when the merged layout changes, so that existing spec roots are rebuilt.
+LAYOUT=2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest="$root/specs/azure-rest-api-specs"
-shared="$root/../shared/specs/azure-rest-api-specs"
 
 if [[ "${1:-}" != "--force" && -e "$dest/specification" ]]; then
-  exit 0
-fi
-candidates=()
-[[ -n "${ARMATURE_SPECS:-}" ]] && candidates+=("$ARMATURE_SPECS")
-candidates+=("$shared")
-origin=$(git -C "$root" remote get-url origin 2>/dev/null || true)
-[[ -n "$origin" && -d "$origin" ]] && candidates+=("$origin/../shared/specs/azure-rest-api-specs")
-for c in "${candidates[@]}"; do
-  if [[ -d "$c/specification" ]]; then
-    rm -rf "$dest"
-    ln -s "$(cd "$c" && pwd)" "$dest"
-    echo "sync-specs: $dest -> $(cd "$c" && pwd)" >&2
+  if [[ -L "$dest" && -n "${ARMATURE_SPECS:-}" ]] || [[ "$(cat "$dest/.layout" 2>/dev/null)" == "$LAYOUT" ]] || [[ -d "$dest/.git" ]]; then
     exit 0
   fi
+fi
+
+if [[ -n "${ARMATURE_SPECS:-}" ]]; then
+  if [[ ! -d "$ARMATURE_SPECS/specification" ]]; then
+    echo "sync-specs: ARMATURE_SPECS=$ARMATURE_SPECS holds no specification/ folder" >&2
+    exit 1
+  fi
+  rm -rf "$dest"
+  ln -s "$(cd "$ARMATURE_SPECS" && pwd)" "$dest"
+  echo "sync-specs: $dest -> $(cd "$ARMATURE_SPECS" && pwd)" >&2
+  exit 0
+fi
+
+shared_candidates=("$root/../shared/specs")
+origin=$(git -C "$root" remote get-url origin 2>/dev/null || true)
+[[ -n "$origin" && -d "$origin" ]] && shared_candidates+=("$origin/../shared/specs")
+for s in "${shared_candidates[@]}"; do
+  [[ -d "$s/azure-rest-api-specs/specification" ]] || continue
+  s=$(cd "$s" && pwd)
+  sources=("$s/azure-rest-api-specs")
+  if [[ -f "$s/arm-stable-a977c730.tar.xz" ]]; then
+    corpus=$(ARMATURE_CORPUS="$s/arm-stable-a977c730.tar.xz" "$root/hack/corpus.sh")
+    sources+=("$corpus")
+  fi
+  tmp=$(mktemp -d "$root/specs/.merge.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/specification"
+  for src in "${sources[@]}"; do
+    for svc in "$src"/specification/*/; do
+      svc=${svc%/}
+      name=$(basename "$svc")
+      [[ -e "$tmp/specification/$name" ]] || ln -s "$svc" "$tmp/specification/$name"
+    done
+    echo "$src" >> "$tmp/.sources"
+  done
+  echo "$LAYOUT" > "$tmp/.layout"
+  rm -rf "$dest"
+  mv -T "$tmp" "$dest"
+  trap - EXIT
+  echo "sync-specs: $dest merges $(paste -sd' ' "$dest/.sources") ($(ls "$dest/specification" | wc -l) services)" >&2
+  exit 0
 done
 
 repo=${ARMATURE_SPECS_REPO:-https://github.com/Azure/azure-rest-api-specs.git}

@@ -82,6 +82,12 @@ func shapeOf(config string, wh admissionregistrationv1.ValidatingWebhook) webhoo
 func TestConfigurations(t *testing.T) {
 	ds := allDescriptors()
 	ops := []admissionregistrationv1.OperationType{"CREATE", "UPDATE"}
+	// One rule per API group and version served.
+	seen := map[string]bool{}
+	for _, d := range ds {
+		seen[d.GroupVersionKind().GroupVersion().String()] = true
+	}
+	groups := len(seen)
 	cases := map[string]struct {
 		opts []ConfigOption
 		want []webhookShape
@@ -89,27 +95,27 @@ func TestConfigurations(t *testing.T) {
 		"Defaults": {
 			want: []webhookShape{
 				{Config: "armature-validating", Name: "validate.armature.dev", Path: "/validate-armature", Service: "armature-system/armature-webhook", Port: 443,
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 				{Config: "armature-defaulting", Name: "default.armature.dev", Path: "/default-armature", Service: "armature-system/armature-webhook", Port: 443,
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 			},
 		},
 		"URLCATimeout": {
 			opts: []ConfigOption{WithURL("https://127.0.0.1:9443/"), WithCABundle([]byte("PEM")), WithTimeout(5)},
 			want: []webhookShape{
 				{Config: "armature-validating", Name: "validate.armature.dev", URL: "https://127.0.0.1:9443/validate-armature", CABundle: "PEM",
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 5, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 5, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 				{Config: "armature-defaulting", Name: "default.armature.dev", URL: "https://127.0.0.1:9443/default-armature", CABundle: "PEM",
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 5, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 5, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 			},
 		},
 		"Service": {
 			opts: []ConfigOption{WithURL("https://x"), WithService("ops", "hook", 8443)},
 			want: []webhookShape{
 				{Config: "armature-validating", Name: "validate.armature.dev", Path: "/validate-armature", Service: "ops/hook", Port: 8443,
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 				{Config: "armature-defaulting", Name: "default.armature.dev", Path: "/default-armature", Service: "ops/hook", Port: 8443,
-					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: 7},
+					FailurePolicy: "Fail", SideEffects: "None", Timeout: 10, Versions: []string{"v1"}, Operations: ops, Rules: groups},
 			},
 		},
 	}

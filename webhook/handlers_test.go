@@ -156,9 +156,9 @@ func TestDescriptorsSorted(t *testing.T) {
 		got = append(got, d.GroupVersionKind().String())
 	}
 	want := []string{
+		"authorization.azure.armature.dev/v20220401, Kind=RoleAssignment",
 		"cache.azure.armature.dev/v20240301, Kind=Redis",
 		"cache.azure.armature.dev/v20240301, Kind=RedisAccessPolicy",
-		"cache.azure.armature.dev/v20240301, Kind=RedisAccessPolicyAssignment",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)

@@ -5,13 +5,20 @@ package apis
 
 import (
 	"encoding/json"
+	authorizationv20220401 "github.com/armature-dev/armature/generated/apis/authorization/v20220401"
 	cachev20240301 "github.com/armature-dev/armature/generated/apis/cache/v20240301"
 	computev20240301 "github.com/armature-dev/armature/generated/apis/compute/v20240301"
+	containerservicev20240201 "github.com/armature-dev/armature/generated/apis/containerservice/v20240201"
+	documentdbv20240515 "github.com/armature-dev/armature/generated/apis/documentdb/v20240515"
 	keyvaultv20230701 "github.com/armature-dev/armature/generated/apis/keyvault/v20230701"
 	managedidentityv20230131 "github.com/armature-dev/armature/generated/apis/managedidentity/v20230131"
+	operationalinsightsv20230901 "github.com/armature-dev/armature/generated/apis/operationalinsights/v20230901"
 	resourcesv20240301 "github.com/armature-dev/armature/generated/apis/resources/v20240301"
+	servicebusv20211101 "github.com/armature-dev/armature/generated/apis/servicebus/v20211101"
+	sqlv20211101 "github.com/armature-dev/armature/generated/apis/sql/v20211101"
 	storagev20230101 "github.com/armature-dev/armature/generated/apis/storage/v20230101"
 	storagev20230501 "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	webv20231201 "github.com/armature-dev/armature/generated/apis/web/v20231201"
 	descriptor "github.com/armature-dev/armature/runtime/descriptor"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,13 +27,20 @@ import (
 // Descriptors returns the descriptor of every generated kind.
 func Descriptors() []*descriptor.Descriptor {
 	var out []*descriptor.Descriptor
+	out = append(out, authorizationv20220401.Descriptors()...)
 	out = append(out, cachev20240301.Descriptors()...)
 	out = append(out, computev20240301.Descriptors()...)
+	out = append(out, containerservicev20240201.Descriptors()...)
+	out = append(out, documentdbv20240515.Descriptors()...)
 	out = append(out, keyvaultv20230701.Descriptors()...)
 	out = append(out, managedidentityv20230131.Descriptors()...)
+	out = append(out, operationalinsightsv20230901.Descriptors()...)
 	out = append(out, resourcesv20240301.Descriptors()...)
+	out = append(out, servicebusv20211101.Descriptors()...)
+	out = append(out, sqlv20211101.Descriptors()...)
 	out = append(out, storagev20230501.Descriptors()...)
 	out = append(out, storagev20230101.Descriptors()...)
+	out = append(out, webv20231201.Descriptors()...)
 	return out
 }
 
@@ -51,13 +65,20 @@ func Defaults() map[schema.GroupVersionKind]map[string]any {
 // AddToScheme registers every generated kind.
 func AddToScheme(s *runtime.Scheme) error {
 	for _, add := range []func(*runtime.Scheme) error{
+		authorizationv20220401.AddToScheme,
 		cachev20240301.AddToScheme,
 		computev20240301.AddToScheme,
+		containerservicev20240201.AddToScheme,
+		documentdbv20240515.AddToScheme,
 		keyvaultv20230701.AddToScheme,
 		managedidentityv20230131.AddToScheme,
+		operationalinsightsv20230901.AddToScheme,
 		resourcesv20240301.AddToScheme,
+		servicebusv20211101.AddToScheme,
+		sqlv20211101.AddToScheme,
 		storagev20230501.AddToScheme,
 		storagev20230101.AddToScheme,
+		webv20231201.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return err
