@@ -56,14 +56,16 @@ func extensionOwners(t *testing.T, c extensionCase) {
 	ns := namespace(t)
 	fa := start(t, ns, reconciler.Config{})
 	account := byType("Microsoft.Storage/storageAccounts")
-	spec := func(owner map[string]any) map[string]any {
-		s := map[string]any{"owner": owner}
+	// Role assignment names are GUIDs in ARM.
+	const kindName, idName = "6f1f4c2e-0000-4000-8000-00000000000a", "6f1f4c2e-0000-4000-8000-00000000000b"
+	spec := func(owner map[string]any, azureName string) map[string]any {
+		s := map[string]any{"owner": owner, "azureName": azureName}
 		for k, v := range c.spec {
 			s[k] = v
 		}
 		return s
 	}
-	byKind := cr(c.d, ns, "ext-by-kind", spec(map[string]any{"group": account.Group, "kind": account.Kind, "name": "acct1"}))
+	byKind := cr(c.d, ns, "ext-by-kind", spec(map[string]any{"group": account.Group, "kind": account.Kind, "name": "acct1"}, kindName))
 	rg := resourceGroup(ns, "rg")
 	create(t, rg, byKind)
 	eventually(t, 30*time.Second, "the extension resource waits for its owner", func() (bool, string) {
@@ -74,19 +76,19 @@ func extensionOwners(t *testing.T, c extensionCase) {
 	acct := cr(account, ns, "acct1", map[string]any{"owner": map[string]any{"name": "rg"}, "location": "westeurope", "kind": "StorageV2",
 		"sku": map[string]any{"name": "Standard_LRS"}, "properties": map[string]any{"accessTier": "Hot"}})
 	rgID := statusID(t, rg)
-	byID := cr(c.d, ns, "ext-by-id", spec(map[string]any{"armId": rgID}))
+	byID := cr(c.d, ns, "ext-by-id", spec(map[string]any{"armId": rgID}, idName))
 	create(t, acct, byID)
 	waitReady(t, acct, byKind, byID)
 
 	for _, w := range []struct{ obj, want string }{
-		{obj: byKind.GetName(), want: statusID(t, acct) + c.segment + byKind.GetName()},
-		{obj: byID.GetName(), want: rgID + c.segment + byID.GetName()},
+		{obj: byKind.GetName(), want: statusID(t, acct) + c.segment + kindName},
+		{obj: byID.GetName(), want: rgID + c.segment + idName},
 	} {
 		if n := len(writes(fa, w.want)); n == 0 {
 			t.Errorf("%s: no PUT at %s in the emulator's journal", w.obj, w.want)
 		}
 	}
-	if got, want := statusID(t, byKind), statusID(t, acct)+c.segment+byKind.GetName(); got != want {
+	if got, want := statusID(t, byKind), statusID(t, acct)+c.segment+kindName; got != want {
 		t.Errorf("status.id %s, want %s", got, want)
 	}
 }
