@@ -12,6 +12,18 @@
 // ParentResourceNotFound; missing resource → 404 ResourceNotFound or the
 // profile's code, all with ARM's error body.
 //
+// # Embedded children and extension resources
+//
+// A parent's embedded child collection (Descriptor.EmbeddedChildren: a
+// virtual network's properties.subnets) and the child paths are one set of
+// resources (embedded.go): a child PUT or DELETE shows in the parent's
+// GET, and a parent PUT replaces the children with its collection,
+// deleting those it does not name (also when it has none, as Network
+// does); the journal lists them in Entry.Removed. An extension resource
+// (/{scope}/providers/…) is served below any scope that exists; below a
+// missing one ARM's 404 ResourceNotFound (ResourceGroupNotFound for a
+// group) answers, and it goes when its scope is deleted.
+//
 // # Playback and conformance
 //
 // Playback is another ARM: it answers only with a recorded conversation's
