@@ -41,6 +41,10 @@ type Resource struct {
 	// changed: path → what changed and why ("class readOnly (swagger:
 	// createOnly): the service computes it").
 	Overrides map[string]string `json:"overrides,omitempty"`
+	// Embedded are the collections of the body that are child resource
+	// types too: path → the child's ARM type and how it was matched
+	// ("Microsoft.Network/virtualNetworks/subnets (schema)").
+	Embedded map[string]string `json:"embedded,omitempty"`
 }
 
 // Build makes the report.
@@ -66,6 +70,12 @@ func Build(a *generator.Analysis) *Report {
 			}
 			for _, g := range r.StatusGETs {
 				res.StatusGETs = append(res.StatusGETs, g.Name)
+			}
+			for _, e := range r.Embedded {
+				if res.Embedded == nil {
+					res.Embedded = map[string]string{}
+				}
+				res.Embedded[e.Path.String()] = e.ARMType + " (" + e.By + ")"
 			}
 			for _, e := range k.Table.Entries {
 				res.Properties[e.Path.String()] = string(e.Class)
