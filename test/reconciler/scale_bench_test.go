@@ -76,7 +76,9 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 		"--zap-log-level", envOr("ARMATURE_BENCH_LOG_LEVEL", "error"),
 	}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
+	// GOMEMLIMIT as config/manager sets it (the container's memory request),
+	// for the operator only: the apiserver of the floor runs without it.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc, "GOMEMLIMIT="+envOr("ARMATURE_BENCH_GOMEMLIMIT", "256MiB"))
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -259,16 +261,31 @@ func BenchmarkScale(b *testing.B) {
 	// once (the drift observer's first pass); nothing needs writing.
 	fa.ResetJournal()
 	op2 := startOperatorProcess(b, bin, dir, fa, ns, "--first-observation", "3s")
+	// The pass is whole when every group's collection was listed (the
+	// observer starts before the informer holds all N objects, and lists
+	// a group once its objects are there) and the GETs it asked for are done.
+	listedGroups := func() int {
+		seen := map[string]bool{}
+		for _, e := range fa.Journal() {
+			if e.Method == http.MethodGet && strings.HasSuffix(strings.ToLower(e.Path), "/storageaccounts") {
+				seen[strings.ToLower(e.Path)] = true
+			}
+		}
+		return len(seen)
+	}
 	quiet, seen := time.Now(), int64(0)
 	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		if c := fa.Count(http.MethodGet); c != seen {
 			seen, quiet = c, time.Now()
 		}
-		if seen > 0 && time.Since(quiet) > 5*time.Second {
+		if seen > 0 && time.Since(quiet) > 5*time.Second && listedGroups() >= groups {
 			break
 		}
 	}
 	op2.stop()
+	if l := listedGroups(); l < groups {
+		b.Errorf("the resync pass listed %d of %d groups' storage accounts", l, groups)
+	}
 	resyncReads := fa.Count(http.MethodGet)
 	resyncWrites := fa.Count(http.MethodPut) + fa.Count(http.MethodPatch) + fa.Count(http.MethodDelete) + fa.Count(http.MethodPost)
 	if resyncReads == 0 {
