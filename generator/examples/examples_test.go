@@ -70,10 +70,22 @@ func TestValidator(t *testing.T) {
 	if res := v.Check(good); !res.OK() {
 		t.Fatalf("the example must be accepted: %s", res)
 	}
+	// An explicit null of an optional property is dropped, as the apiserver
+	// drops non-nullable nulls without a default when it decodes the object.
+	withNull := examples.ToCR(k, ex).Object
+	withNull["spec"].(map[string]any)["properties"].(map[string]any)["size"] = nil
+	withNull["spec"].(map[string]any)["tags"] = nil
+	if res := v.Check(withNull); !res.OK() {
+		t.Errorf("nulls of optional properties must be dropped, not rejected: %s", res)
+	}
 	cases := map[string]struct {
 		mutate func(spec map[string]any)
 		want   string
 	}{
+		"RequiredNullIsMissing": {
+			mutate: func(spec map[string]any) { spec["location"] = nil },
+			want:   "spec.location: Required value",
+		},
 		"UnknownFieldIsPruned": {
 			mutate: func(spec map[string]any) { spec["properties"].(map[string]any)["bogus"] = 1 },
 			want:   "pruned: spec.properties.bogus",
