@@ -176,7 +176,7 @@ func analyze(opts Options, files []string, fixes *override.Set) (*Analysis, erro
 		short := model.GroupShort(r.Provider)
 		k := fixes.For(override.Target{
 			Group: short + "." + domain, Short: short, Version: model.Version(r.APIVersion), APIVersion: r.APIVersion,
-			Kind: model.KindName(r.Types), ARMType: r.ARMType,
+			Kind: model.KindNameOf(r), ARMType: r.ARMType,
 		})
 		tb, err := classify.ClassifyWith(a.Loader, r, k)
 		if err != nil {
