@@ -121,7 +121,7 @@ type Descriptor struct {
 	// and a client sends the PUT with no body (no content at all, not {}).
 	// False (the default) for every PUT with a body parameter.
 	PutWithoutBody bool
-	LongRunning   []LRO
+	LongRunning    []LRO
 	// Properties is the property-class table, sorted by path.
 	Properties []Property
 	// SecretPaths are the spec paths that hold Secret references.
