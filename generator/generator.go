@@ -262,6 +262,7 @@ func Generate(opts Options) (*Result, error) {
 		return nil, err
 	}
 	a.Timings.Emit = er.Timings
+	a.Errors = append(a.Errors, er.Problems...)
 	er.Notes = append(er.Notes, notes...)
 	return &Result{Analysis: a, Emit: er, Changes: reports}, nil
 }
