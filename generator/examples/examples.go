@@ -75,10 +75,25 @@ func Load(root string, r *tree.Resource) ([]Example, []error) {
 			errs = append(errs, &Error{Title: title, File: file, Err: fmt.Errorf("x-ms-examples %q of %s: %w", title, put.Origin, err)})
 			continue
 		}
+		if !fixedValues(ex.Params, r.PathValues) {
+			continue // an example of another record type of the same path
+		}
 		ex.Title = title
 		out = append(out, ex)
 	}
 	return out, errs
+}
+
+// fixedValues reports whether an example's path parameters agree with the
+// values a resource type fixes (tree.Resource.PathValues): the examples of
+// `…/{recordType}/{name}` go to the kind of their record type only.
+func fixedValues(params map[string]any, fixed map[string]string) bool {
+	for name, want := range fixed {
+		if got, ok := params[name].(string); ok && !strings.EqualFold(got, want) {
+			return false
+		}
+	}
+	return true
 }
 
 func loadOne(root, file, bodyParam string, r *tree.Resource) (Example, error) {

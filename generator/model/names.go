@@ -14,7 +14,9 @@ var notPlural = map[string]bool{"redis": true, "status": true, "dns": true, "ana
 
 // Singular returns the singular of an ARM type segment.
 func Singular(word string) string {
-	if notPlural[strings.ToLower(word)] {
+	if notPlural[strings.ToLower(word)] || word == strings.ToUpper(word) {
+		// An all upper-case segment is an acronym or an enum value (the
+		// record type NS), never a plural.
 		return word
 	}
 	return flect.Singularize(word)

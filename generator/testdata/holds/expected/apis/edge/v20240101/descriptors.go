@@ -269,6 +269,210 @@ var GatewaysLinkDescriptor = descriptor.Descriptor{
 	Version:        "v20240101",
 }
 
+// ZoneDescriptor describes Zone to the reconciler, the webhook and the ARM emulator.
+var ZoneDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-01-01",
+	ARMType:       "Microsoft.Edge/zones",
+	Group:         "edge.azure.armature.dev",
+	Kind:          "Zone",
+	NameParameter: "zoneName",
+	OwnerARMType:  "Microsoft.Resources/resourceGroups",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Edge/zones/{zoneName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"location"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "maxRecordSets"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"GET", "PUT"},
+	Version: "v20240101",
+}
+
+// ZonesADescriptor describes ZonesA to the reconciler, the webhook and the ARM emulator.
+var ZonesADescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-01-01",
+	ARMType:       "Microsoft.Edge/zones/A",
+	Group:         "edge.azure.armature.dev",
+	Kind:          "ZonesA",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Edge/zones/{zoneName}/A"},
+	NameParameter: "recordSetName",
+	OwnerARMType:  "Microsoft.Edge/zones",
+	OwnerGroup:    "edge.azure.armature.dev",
+	OwnerKind:     "Zone",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Edge/zones/{zoneName}/A/{recordSetName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "aRecords"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "aRecords", descriptor.Items, "ipv4Address"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "nsRecords"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "nsRecords", descriptor.Items, "nsdname"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "ttl"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240101",
+}
+
+// ZonesNSDescriptor describes ZonesNS to the reconciler, the webhook and the ARM emulator.
+var ZonesNSDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-01-01",
+	ARMType:       "Microsoft.Edge/zones/NS",
+	Group:         "edge.azure.armature.dev",
+	Kind:          "ZonesNS",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Edge/zones/{zoneName}/NS"},
+	NameParameter: "recordSetName",
+	OwnerARMType:  "Microsoft.Edge/zones",
+	OwnerGroup:    "edge.azure.armature.dev",
+	OwnerKind:     "Zone",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Edge/zones/{zoneName}/NS/{recordSetName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "aRecords"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "aRecords", descriptor.Items, "ipv4Address"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "nsRecords"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "nsRecords", descriptor.Items, "nsdname"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "ttl"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240101",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -284,5 +488,8 @@ func Descriptors() []*descriptor.Descriptor {
 		&FirewallDescriptor,
 		&GatewayDescriptor,
 		&GatewaysLinkDescriptor,
+		&ZoneDescriptor,
+		&ZonesADescriptor,
+		&ZonesNSDescriptor,
 	}
 }

@@ -70,3 +70,54 @@ type GatewayProperties_STATUS struct {
 type GatewaysLinkProperties_STATUS struct {
 	LinkedAt *string `json:"linkedAt,omitempty"`
 }
+
+// ZoneProperties is generated from edge.json#/definitions/Zone/properties/properties.
+type ZoneProperties struct{}
+
+// ZoneProperties_STATUS is generated from edge.json#/definitions/Zone/properties/properties.
+type ZoneProperties_STATUS struct {
+	MaxRecordSets *int64 `json:"maxRecordSets,omitempty"`
+}
+
+// ZonesAProperties is generated from edge.json#/definitions/RecordSet/properties/properties.
+type ZonesAProperties struct {
+	// +optional
+	ARecords []ZonesAPropertiesARecordsItem `json:"aRecords,omitempty"`
+
+	// +optional
+	NsRecords []ZonesAPropertiesNsRecordsItem `json:"nsRecords,omitempty"`
+
+	// +optional
+	Ttl *int64 `json:"ttl,omitempty"`
+}
+
+// ZonesAPropertiesARecordsItem is generated from edge.json#/definitions/RecordSet/properties/properties/properties/aRecords/items.
+type ZonesAPropertiesARecordsItem struct {
+	// +optional
+	Ipv4Address *string `json:"ipv4Address,omitempty"`
+}
+
+// ZonesAPropertiesARecordsItem_STATUS is generated from edge.json#/definitions/RecordSet/properties/properties/properties/aRecords/items.
+type ZonesAPropertiesARecordsItem_STATUS struct {
+	Ipv4Address *string `json:"ipv4Address,omitempty"`
+}
+
+// ZonesAPropertiesNsRecordsItem is generated from edge.json#/definitions/RecordSet/properties/properties/properties/nsRecords/items.
+type ZonesAPropertiesNsRecordsItem struct {
+	// +optional
+	Nsdname *string `json:"nsdname,omitempty"`
+}
+
+// ZonesAPropertiesNsRecordsItem_STATUS is generated from edge.json#/definitions/RecordSet/properties/properties/properties/nsRecords/items.
+type ZonesAPropertiesNsRecordsItem_STATUS struct {
+	Nsdname *string `json:"nsdname,omitempty"`
+}
+
+// ZonesAProperties_STATUS is generated from edge.json#/definitions/RecordSet/properties/properties.
+type ZonesAProperties_STATUS struct {
+	ARecords []ZonesAPropertiesARecordsItem_STATUS `json:"aRecords,omitempty"`
+
+	NsRecords []ZonesAPropertiesNsRecordsItem_STATUS `json:"nsRecords,omitempty"`
+
+	Ttl *int64 `json:"ttl,omitempty"`
+}
