@@ -50,6 +50,17 @@ func TestToCR(t *testing.T) {
 	if _, ok := ex.Body["id"]; !ok {
 		t.Error("ToCR must not modify the example")
 	}
+	// A property spelt in another case (ARM reads names without regard to
+	// case) is written as the swagger has it.
+	ex.Body["properties"].(map[string]any)["Color"] = ex.Body["properties"].(map[string]any)["color"]
+	delete(ex.Body["properties"].(map[string]any), "color")
+	recased := examples.ToCR(k, ex)
+	if diff := cmp.Diff([]string{"properties.Color"}, recased.Recased); diff != "" {
+		t.Errorf("recased (-want +got):\n%s", diff)
+	}
+	if _, ok := recased.Object["spec"].(map[string]any)["properties"].(map[string]any)["color"]; !ok {
+		t.Error("Color must become color")
+	}
 	if n, ok := spec["properties"].(map[string]any)["size"].(int64); !ok || n != 3 {
 		t.Errorf("integers must decode as int64 like the apiserver's, got %T", spec["properties"].(map[string]any)["size"])
 	}
