@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -254,7 +255,7 @@ func Generate(opts Options) (*Result, error) {
 		name := fmt.Sprintf("docs/%s_%s_to_%s.md", strings.ToLower(cr.Provider), cr.Older, cr.Newer)
 		extra[name] = []byte(buf.String())
 		if opts.Progress != nil {
-			opts.Progress(fmt.Sprintf("API changes %s %s → %s: %d kinds changed, %d breaking (%s)", cr.Provider, cr.Older, cr.Newer, cr.Report.Summary.Changed, cr.Report.Summary.Breaking, name))
+			opts.Progress(fmt.Sprintf("API changes %s %s → %s: %d kinds changed, %d breaking (%s)", cr.Provider, cr.Older, cr.Newer, cr.Report.Summary.Changed, cr.Report.Summary.Breaking, filepath.Join(opts.OutDir, filepath.FromSlash(name))))
 		}
 	}
 	er, err := emit.Emit(all, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
