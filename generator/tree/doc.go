@@ -41,6 +41,7 @@
 //	provider-level           another operation outside any resource type
 //	unsupported:scope-prefix a scope other than the five below (a provider nested in a typed resource)
 //	unsupported:sub-path     an operation below a resource that is no action, status read, list or instance
+//	unsupported:body         a resource whose PUT body is not a JSON object (a runbook draft's script text)
 //
 // Paths that are attached after all resources are known are skipped per
 // operation, so one path can be skipped once per method. A path that fits

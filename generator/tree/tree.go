@@ -238,6 +238,10 @@ func (b *builder) doc(d *load.Document) {
 				continue
 			}
 			if len(pp.tokens)%2 == 0 && ops["PUT"] != nil && ops["GET"] != nil {
+				if what := b.notObject(ops["PUT"].Body); what != "" {
+					b.skip(d, p, SkipUnsupportedBody, "the PUT body is "+what+", not a JSON object: a spec cannot hold it")
+					continue
+				}
 				b.resource(d, p, pp, ops, origin, &item)
 				if len(x.values) > 0 {
 					b.byType[strings.ToLower(pp.provider+"/"+strings.Join(typeTokens(pp.tokens), "/"))].PathValues = x.values
@@ -247,6 +251,20 @@ func (b *builder) doc(d *load.Document) {
 			b.rest = append(b.rest, pending{doc: d, path: p, p: pp, ops: ops})
 		}
 	}
+}
+
+// notObject says what a PUT body schema is when it is not a JSON object
+// (a string, say), or "" for an object, a body that cannot be read (later
+// stages report it) and no body at all.
+func (b *builder) notObject(body *load.Schema) string {
+	if body == nil {
+		return ""
+	}
+	s, err := b.l.Deref(*body)
+	if err != nil || len(s.Type) == 0 || s.Type.Contains("object") || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+		return ""
+	}
+	return "of type " + strings.Join(s.Type, ", ")
 }
 
 // expanded is one concrete path of a swagger path, with the values given to
