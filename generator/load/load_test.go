@@ -310,3 +310,22 @@ func TestRefToWholeFile(t *testing.T) {
 		t.Errorf("origin = %s", id.Origin)
 	}
 }
+
+func TestPropertiesDiscriminatorUnionTakesGrandchildren(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {}, "definitions": {
+	  "Source": {"type": "object", "discriminator": "type", "required": ["type"], "properties": {"type": {"type": "string"}}},
+	  "Uploaded": {"type": "object", "allOf": [{"$ref": "#/definitions/Source"}], "properties": {"relativePath": {"type": "string"}}},
+	  "UploadedSource": {"type": "object", "x-ms-discriminator-value": "Source", "allOf": [{"$ref": "#/definitions/Uploaded"}], "properties": {"artifactSelector": {"type": "string"}}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := New(dir)
+	ps, err := l.Properties(def(t, l, "a.json", "Source"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"artifactSelector", "relativePath", "type"}, names(ps)); diff != "" {
+		t.Errorf("a grandchild subtype's properties belong to the union (-want +got):\n%s", diff)
+	}
+}
