@@ -261,7 +261,13 @@ func (b *builder) notObject(body *load.Schema) string {
 		return ""
 	}
 	s, err := b.l.Deref(*body)
-	if err != nil || len(s.Type) == 0 || s.Type.Contains("object") || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+	if err != nil || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+		return ""
+	}
+	if s.Format == "file" || s.Format == "binary" {
+		return "a file (format " + s.Format + ")" // Automation's runbook content: `type: object, format: file`
+	}
+	if len(s.Type) == 0 || s.Type.Contains("object") {
 		return ""
 	}
 	return "of type " + strings.Join(s.Type, ", ")
