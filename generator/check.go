@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/armature-dev/armature/generator/examples"
 )
 
@@ -61,29 +63,37 @@ func (r *ExampleReport) Providers() []string {
 // CheckExamples turns every PUT example of every analysed kind into a custom
 // resource and checks it, offline, against the CRDs in crdDir: the apiserver's
 // pruning (nothing may be dropped) and structural validation.
+//
+// A CRD's validators are built only for a kind that has examples, and
+// dropped after its examples: a provider with large CRDs (Microsoft.Network)
+// never holds all of them at once.
 func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	validators := map[string]*examples.Validator{}
+	byKind := map[string]string{} // group/kind → CRD file
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		vs, err := examples.NewValidators(raw)
-		if err != nil {
+		var head struct {
+			Spec struct {
+				Group string `json:"group"`
+				Names struct {
+					Kind string `json:"kind"`
+				} `json:"names"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(raw, &head); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		for _, v := range vs {
-			validators[v.Group+"/"+v.Version+"/"+v.Kind] = v
-		}
+		byKind[head.Spec.Group+"/"+head.Spec.Names.Kind] = f
 	}
 	rep := &ExampleReport{}
 	for _, p := range a.Packages() {
 		for _, k := range p.Kinds {
-			v := validators[p.Group+"/"+p.Version+"/"+k.Name]
 			exs, errs := examples.Load(a.Loader.Root(), k.Resource)
 			base := ExampleResult{Provider: k.Resource.Provider, ARMType: k.Resource.ARMType, Kind: k.Name}
 			for _, err := range errs {
@@ -95,10 +105,18 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 				}
 				rep.Results = append(rep.Results, r)
 			}
+			if len(exs) == 0 {
+				continue
+			}
+			// A CRD that cannot be read rejects the examples of its kind
+			// only, never the whole provider's.
+			v, verr := validatorFor(byKind[p.Group+"/"+k.Name], p.Version)
 			for _, ex := range exs {
 				r := base
 				r.Title, r.File = ex.Title, ex.File
-				if v == nil {
+				if verr != nil {
+					r.Err = verr.Error()
+				} else if v == nil {
 					r.Err = fmt.Sprintf("no CRD version for %s/%s %s in %s", p.Group, p.Version, k.Name, crdDir)
 				} else {
 					r.Result = v.Check(examples.ToCR(k, ex).Object)
@@ -108,6 +126,28 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// validatorFor reads a CRD file and returns the validator of one version;
+// nil when there is no file or no such version.
+func validatorFor(file, version string) (*examples.Validator, error) {
+	if file == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := examples.NewValidators(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, v := range vs {
+		if v.Version == version {
+			return v, nil
+		}
+	}
+	return nil, nil
 }
 
 // Print writes the ratio per provider and every failure.

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -176,7 +177,7 @@ func analyze(opts Options, files []string, fixes *override.Set) (*Analysis, erro
 		short := model.GroupShort(r.Provider)
 		k := fixes.For(override.Target{
 			Group: short + "." + domain, Short: short, Version: model.Version(r.APIVersion), APIVersion: r.APIVersion,
-			Kind: model.KindName(r.Types), ARMType: r.ARMType,
+			Kind: model.KindNameOf(r), ARMType: r.ARMType,
 		})
 		tb, err := classify.ClassifyWith(a.Loader, r, k)
 		if err != nil {
@@ -254,7 +255,7 @@ func Generate(opts Options) (*Result, error) {
 		name := fmt.Sprintf("docs/%s_%s_to_%s.md", strings.ToLower(cr.Provider), cr.Older, cr.Newer)
 		extra[name] = []byte(buf.String())
 		if opts.Progress != nil {
-			opts.Progress(fmt.Sprintf("API changes %s %s → %s: %d kinds changed, %d breaking (%s)", cr.Provider, cr.Older, cr.Newer, cr.Report.Summary.Changed, cr.Report.Summary.Breaking, name))
+			opts.Progress(fmt.Sprintf("API changes %s %s → %s: %d kinds changed, %d breaking (%s)", cr.Provider, cr.Older, cr.Newer, cr.Report.Summary.Changed, cr.Report.Summary.Breaking, filepath.Join(opts.OutDir, filepath.FromSlash(name))))
 		}
 	}
 	er, err := emit.Emit(all, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
@@ -262,6 +263,7 @@ func Generate(opts Options) (*Result, error) {
 		return nil, err
 	}
 	a.Timings.Emit = er.Timings
+	a.Errors = append(a.Errors, er.Problems...)
 	er.Notes = append(er.Notes, notes...)
 	return &Result{Analysis: a, Emit: er, Changes: reports}, nil
 }

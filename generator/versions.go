@@ -202,7 +202,10 @@ type ChangeReport struct {
 }
 
 // changeReports compares each older api-version with the newest one of
-// the same provider.
+// the same provider. Two api-versions that share no ARM type are two APIs
+// of one namespace, not two versions of one (classic Microsoft.Insights
+// alertrules at 2016-03-01, metricAlerts at 2018-03-01): no report, where
+// one would call every kind of the older removed.
 func changeReports(newest *model.Model, older []*Analysis) []ChangeReport {
 	var out []ChangeReport
 	for _, o := range older {
@@ -216,11 +219,25 @@ func changeReports(newest *model.Model, older []*Analysis) []ChangeReport {
 					newer = np.APIVersion
 				}
 			}
-			if newer == "" {
+			if newer == "" || !shareARMType(olds, news) {
 				continue
 			}
 			out = append(out, ChangeReport{Provider: p.Provider, Older: p.APIVersion, Newer: newer, Report: apidiff.CompareKinds(olds, news)})
 		}
 	}
 	return out
+}
+
+// shareARMType reports whether two sets of kinds have an ARM type in common.
+func shareARMType(a, b []*model.Kind) bool {
+	types := map[string]bool{}
+	for _, k := range a {
+		types[strings.ToLower(k.Resource.ARMType)] = true
+	}
+	for _, k := range b {
+		if types[strings.ToLower(k.Resource.ARMType)] {
+			return true
+		}
+	}
+	return false
 }

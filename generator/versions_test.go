@@ -7,6 +7,7 @@ import (
 
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/model"
+	"github.com/armature-dev/armature/generator/tree"
 )
 
 func TestVersionRanks(t *testing.T) {
@@ -86,5 +87,23 @@ func TestMergeStorageVersion(t *testing.T) {
 	c.StorageVersions = map[string]string{"nosuch": "v1"}
 	if _, errs = merge(c, models("2023-05-01")...); len(errs) != 1 || !strings.Contains(errs[0].Error(), "names no generated API group") {
 		t.Errorf("an unknown group must be named: %v", errs)
+	}
+}
+
+func TestChangeReportsNeedASharedARMType(t *testing.T) {
+	kinds := func(av string, types ...string) *model.Model {
+		p := &model.Package{Group: "insights.azure.armature.dev", Short: "insights", Version: model.Version(av), APIVersion: av, Provider: "Microsoft.Insights"}
+		for _, at := range types {
+			p.Kinds = append(p.Kinds, &model.Kind{Name: at, Package: p, Resource: &tree.Resource{ARMType: "Microsoft.Insights/" + at}})
+		}
+		return &model.Model{Packages: []*model.Package{p}}
+	}
+	newest := kinds("2018-03-01", "metricAlerts")
+	older := []*Analysis{{Model: kinds("2016-03-01", "alertrules")}}
+	if got := changeReports(newest, older); len(got) != 0 {
+		t.Errorf("alertrules and metricAlerts are two APIs, not two versions of one: got %d reports", len(got))
+	}
+	if !shareARMType(kinds("2016-03-01", "alertRules", "x").Packages[0].Kinds, kinds("2018-03-01", "alertrules").Packages[0].Kinds) {
+		t.Error("ARM types compare without regard to case")
 	}
 }

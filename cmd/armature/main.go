@@ -80,23 +80,32 @@ func main() {
 		fmt.Fprintf(os.Stderr, "armature: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)
 	}
-	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(os.Stderr, "armature:", err)
-			os.Exit(2)
-		}
-		var ee exitError
-		if errors.As(err, &ee) {
-			fmt.Fprintln(os.Stderr, "armature:", err)
-			os.Exit(ee.code)
-		}
+	if code := exitCode(err); code != 0 {
 		fmt.Fprintln(os.Stderr, "armature:", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 
+// exitCode is the exit status for a command's error: 0 for none and for
+// -h/--help (the flag package has printed the usage), 2 for a usage error,
+// an exitError's own code, else 1.
+func exitCode(err error) int {
+	var ue usageError
+	var ee exitError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return 1
+}
+
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 // common are the flags both commands take.
 type common struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,24 @@ func TestUsageErrors(t *testing.T) {
 	var ue usageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("want a usage error, got %v", err)
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	runs := map[string]func([]string, io.Writer, io.Writer) error{
+		"generate": runGenerate, "inspect": runInspect, "check-examples": runCheckExamples, "diff": runDiff, "sweep": runSweep,
+	}
+	for name, run := range runs {
+		for _, flagName := range []string{"-h", "--help"} {
+			var out, errb bytes.Buffer
+			if code := exitCode(run([]string{flagName}, &out, &errb)); code != 0 {
+				t.Errorf("%s %s: exit %d", name, flagName, code)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := exitCode(runInspect([]string{"--no-such-flag"}, &out, &errb)); code != 2 {
+		t.Errorf("a bad flag: exit %d, want 2", code)
 	}
 }
 

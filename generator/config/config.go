@@ -27,7 +27,7 @@ type Config struct {
 	// repository root. Defaults to generated.
 	Output string `json:"output,omitempty"`
 	// SpecRoot is the folder swagger paths are relative to, relative to the
-	// repository root. Defaults to DefaultSpecRoot.
+	// repository root unless it is absolute. Defaults to DefaultSpecRoot.
 	SpecRoot string `json:"specRoot,omitempty"`
 	// Files are the swagger files to read, relative to the spec root. Files
 	// they reference are read too; only resources declared in these files
@@ -128,6 +128,8 @@ func ResolveSpecRoot(flag string, c *Config, dir string) string {
 		return flag
 	case os.Getenv(EnvSpecRoot) != "":
 		return os.Getenv(EnvSpecRoot)
+	case c != nil && filepath.IsAbs(c.SpecRoot):
+		return c.SpecRoot // an absolute specRoot is used as written
 	case c != nil && c.SpecRoot != "":
 		return filepath.Join(dir, c.SpecRoot)
 	}

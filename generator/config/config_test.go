@@ -156,6 +156,9 @@ func TestResolveSpecRoot(t *testing.T) {
 	if got := ResolveSpecRoot("", c, "/repo"); got != "/repo/custom" {
 		t.Errorf("config: %s", got)
 	}
+	if got := ResolveSpecRoot("", &Config{SpecRoot: "/abs/specs"}, "/repo"); got != "/abs/specs" {
+		t.Errorf("absolute config specRoot: %s", got)
+	}
 	if got := ResolveSpecRoot("", nil, "/repo"); got != "/repo/"+DefaultSpecRoot {
 		t.Errorf("default: %s", got)
 	}

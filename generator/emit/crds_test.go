@@ -2,11 +2,13 @@ package emit
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -113,5 +115,79 @@ func TestDocLinesCannotBeMarkers(t *testing.T) {
 	}
 	if len(got) != 3 {
 		t.Errorf("lines = %q", got)
+	}
+}
+
+// deepStatus is an object schema nested n levels, each level with w string
+// properties.
+func deepStatus(n, w int) apiextv1.JSONSchemaProps {
+	s := apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{}}
+	for i := 0; i < w; i++ {
+		s.Properties[fmt.Sprintf("field%03d", i)] = apiextv1.JSONSchemaProps{Type: "string"}
+	}
+	if n > 0 {
+		s.Properties["next"] = deepStatus(n-1, w)
+		s.Properties["list"] = apiextv1.JSONSchemaProps{Type: "array", Items: &apiextv1.JSONSchemaPropsOrArray{Schema: ptr(deepStatus(n-1, w/2))}}
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestFinishCRDCollapsesDeepStatusNotSpec(t *testing.T) {
+	spec := deepStatus(3, 200)
+	conditions := apiextv1.JSONSchemaProps{Type: "array", XListType: ptr("map"), XListMapKeys: []string{"type"},
+		Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{Type: "object", Required: []string{"type"}, Properties: map[string]apiextv1.JSONSchemaProps{"type": {Type: "string"}}}}}
+	status := deepStatus(6, 100)
+	status.Properties["conditions"] = conditions
+	crd := &apiextv1.CustomResourceDefinition{
+		Spec: apiextv1.CustomResourceDefinitionSpec{
+			Group: "x.example.dev",
+			Names: apiextv1.CustomResourceDefinitionNames{Kind: "X", Plural: "xs"},
+			Scope: apiextv1.NamespaceScoped,
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"spec": spec, "status": status}}}}},
+		},
+	}
+	raw, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) <= MaxCRDBytes {
+		t.Fatalf("test input must be over the limit, is %d bytes", len(raw))
+	}
+	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > MaxCRDBytes || !strings.Contains(note, "status kept to level") {
+		t.Fatalf("%d bytes, note %q", len(out), note)
+	}
+	var got apiextv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(out[strings.Index(string(out), "---")+4:], &got); err != nil {
+		t.Fatal(err)
+	}
+	root := got.Spec.Versions[0].Schema.OpenAPIV3Schema
+	if diff := cmp.Diff(spec, root.Properties["spec"]); diff != "" {
+		t.Errorf("the spec must be kept whole (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(conditions, root.Properties["status"].Properties["conditions"]); diff != "" {
+		t.Errorf("status.conditions must be kept (-want +got):\n%s", diff)
+	}
+	// Somewhere below status an object preserves unknown fields, and the
+	// first level is still typed.
+	st := root.Properties["status"]
+	if _, ok := st.Properties["field000"]; !ok || st.Properties["next"].XPreserveUnknownFields != nil {
+		t.Errorf("the first levels of status must stay typed")
+	}
+	if !strings.Contains(string(out), "x-kubernetes-preserve-unknown-fields: true") {
+		t.Error("no status object was collapsed")
+	}
+
+	// A spec over the limit on its own is an error: it is never cut.
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = deepStatus(2, 3000)
+	raw, _ = yaml.Marshal(crd)
+	if _, _, err := finishCRD("x.yaml", raw, DescriptionsFit); err == nil || !strings.Contains(err.Error(), "spec alone") {
+		t.Errorf("err = %v, want the spec named", err)
 	}
 }

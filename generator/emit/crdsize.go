@@ -55,12 +55,170 @@ func finishCRD(name string, raw []byte, mode Descriptions) ([]byte, string, erro
 		}
 		note = fmt.Sprintf("%s: %d bytes with full descriptions; descriptions cut to %d characters → %d bytes", name, before, lim, len(out))
 	}
+	if len(out) > MaxCRDBytes && mode != DescriptionsNone {
+		return fitStatus(name, raw, len(out))
+	}
 	if len(out) > MaxCRDBytes {
 		return nil, "", fmt.Errorf("%s: CRD is %d bytes even without descriptions (limit %d)", name, len(out), MaxCRDBytes)
 	}
 	return out, note, nil
 }
 
+// fitStatus makes a CRD fit that is over MaxCRDBytes even without
+// descriptions, without touching its spec: the status — the last GET, which
+// nobody sets — keeps its schema to the deepest level that fits, and every
+// object below that level becomes `type: object` with
+// x-kubernetes-preserve-unknown-fields (the apiserver stores it as ARM sent
+// it; the Go type and docs/ still give its ARM shape). Levels count from
+// status (status.properties is level 1). With the level found, descriptions
+// come back to the longest limit that still fits. The spec is never cut: a
+// CRD whose spec alone is over the limit is an error.
+func fitStatus(name string, raw []byte, noDesc int) ([]byte, string, error) {
+	var c apiextv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(raw, &c); err != nil {
+		return nil, "", err
+	}
+	deepest := 0
+	for i := range c.Spec.Versions {
+		withStatus(&c, i, func(st *apiextv1.JSONSchemaProps) { deepest = max(deepest, depth(st)) })
+	}
+	try := func(level, desc int) ([]byte, error) {
+		cp := c.DeepCopy()
+		for i := range cp.Spec.Versions {
+			withStatus(cp, i, func(st *apiextv1.JSONSchemaProps) { collapseBelow(st, level, 0) })
+		}
+		if desc >= 0 {
+			limitCRD(cp, desc)
+		}
+		return marshalCRD(cp)
+	}
+	fits := func(level int) ([]byte, bool, error) {
+		out, err := try(level, 0)
+		return out, err == nil && len(out) <= MaxCRDBytes, err
+	}
+	out, ok, err := fits(0)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "", fmt.Errorf("%s: CRD is %d bytes even without descriptions and with its status not expanded (limit %d): its spec alone is too large", name, noDesc, MaxCRDBytes)
+	}
+	// The size falls as the level does: find the deepest level that fits.
+	level, hi := 0, deepest-1
+	for level < hi {
+		mid := (level + hi + 1) / 2
+		more, ok, err := fits(mid)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			level, out = mid, more
+		} else {
+			hi = mid - 1
+		}
+	}
+	desc := 0
+	for _, lim := range []int{-1, 400, 160, 60} {
+		if more, err := try(level, lim); err == nil && len(more) <= MaxCRDBytes {
+			out, desc = more, lim
+			break
+		}
+	}
+	descNote := "without descriptions"
+	switch {
+	case desc < 0:
+		descNote = "with full descriptions"
+	case desc > 0:
+		descNote = fmt.Sprintf("descriptions cut to %d characters", desc)
+	}
+	return out, fmt.Sprintf("%s: %d bytes even without descriptions; status kept to level %d of %d (deeper objects preserve unknown fields), %s → %d bytes", name, noDesc, level, deepest, descNote, len(out)), nil
+}
+
+// withStatus calls fn with the status schema of version i (when there is
+// one) and stores what fn made of it.
+func withStatus(c *apiextv1.CustomResourceDefinition, i int, fn func(*apiextv1.JSONSchemaProps)) {
+	v := c.Spec.Versions[i].Schema
+	if v == nil || v.OpenAPIV3Schema == nil {
+		return
+	}
+	st, ok := v.OpenAPIV3Schema.Properties["status"]
+	if !ok {
+		return
+	}
+	fn(&st)
+	v.OpenAPIV3Schema.Properties["status"] = st
+}
+
+// operatorStatus are the status fields the operator writes: never collapsed
+// (conditions is a list map whose keys the schema must name).
+var operatorStatus = map[string]bool{"conditions": true, "observedGeneration": true, "lastOperation": true, "reconcilePlan": true}
+
+// depth is the number of object levels below s.
+func depth(s *apiextv1.JSONSchemaProps) int {
+	d := 0
+	each(s, func(c *apiextv1.JSONSchemaProps, object bool) {
+		n := depth(c)
+		if object {
+			n++
+		}
+		d = max(d, n)
+	})
+	return d
+}
+
+// each calls fn on every child schema of s: properties (object = true),
+// items and additionalProperties (object = false: they do not add a level).
+func each(s *apiextv1.JSONSchemaProps, fn func(c *apiextv1.JSONSchemaProps, object bool)) {
+	for _, k := range sortedKeys(s.Properties) {
+		p := s.Properties[k]
+		fn(&p, true)
+		s.Properties[k] = p
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		fn(s.Items.Schema, false)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		fn(s.AdditionalProperties.Schema, false)
+	}
+}
+
+// collapseBelow replaces every object schema deeper than level (s being at
+// at) by an object that preserves unknown fields, keeping its description.
+func collapseBelow(s *apiextv1.JSONSchemaProps, level, at int) {
+	for _, k := range sortedKeys(s.Properties) {
+		if at == 0 && operatorStatus[k] {
+			continue
+		}
+		p := s.Properties[k]
+		collapse(&p, level, at+1)
+		s.Properties[k] = p
+	}
+}
+
+func collapse(s *apiextv1.JSONSchemaProps, level, at int) {
+	if at > level && len(s.Properties) > 0 {
+		*s = apiextv1.JSONSchemaProps{Type: "object", Description: s.Description, XPreserveUnknownFields: ptrTrue()}
+		return
+	}
+	collapseBelow(s, level, at)
+	if s.Items != nil && s.Items.Schema != nil {
+		collapse(s.Items.Schema, level, at)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		collapse(s.AdditionalProperties.Schema, level, at)
+	}
+}
+
+func ptrTrue() *bool { t := true; return &t }
+
+func sortedKeys(m map[string]apiextv1.JSONSchemaProps) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
 func marshalCRD(c *apiextv1.CustomResourceDefinition) ([]byte, error) {
 	b, err := yaml.Marshal(c)
 	if err != nil {

@@ -70,6 +70,9 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if r.PatchTagsOnly {
 		d[jen.Id("PatchTagsOnly")] = jen.True()
 	}
+	if put := r.Ops["PUT"]; put != nil && put.Body == nil {
+		d[jen.Id("PutWithoutBody")] = jen.True()
+	}
 	if r.NameParam != "" {
 		d[jen.Id("NameParameter")] = jen.Lit(r.NameParam)
 	}

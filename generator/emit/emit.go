@@ -49,9 +49,24 @@ type Result struct {
 	Written, Unchanged int
 	Removed            []string
 	// Notes are remarks such as shortened CRD descriptions.
-	Notes   []string
-	Timings Timings
+	Notes []string
+	// Problems are CRDs that could not be written (one too large even with
+	// its status not expanded); everything else was written. The caller
+	// reports them with the resource's errors.
+	Problems []error
+	Timings  Timings
 }
+
+// CRDError is a CRD that Emit could not write; the rest of the output was
+// written.
+type CRDError struct {
+	// File is the CRD's file name.
+	File string
+	Err  error
+}
+
+func (e *CRDError) Error() string { return e.Err.Error() }
+func (e *CRDError) Unwrap() error { return e.Err }
 
 // owned are the folders of OutDir that Emit owns: files in them that it did
 // not write are removed.
@@ -136,7 +151,10 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 		for name, raw := range tools.CRDs {
 			b, note, err := finishCRD(name, raw, opts.Descriptions)
 			if err != nil {
-				return nil, err
+				// One CRD that cannot be made to fit leaves out that CRD
+				// only: the rest of the output is still written.
+				res.Problems = append(res.Problems, &CRDError{File: name, Err: err})
+				continue
 			}
 			if note != "" {
 				res.Notes = append(res.Notes, note)

@@ -75,10 +75,25 @@ func Load(root string, r *tree.Resource) ([]Example, []error) {
 			errs = append(errs, &Error{Title: title, File: file, Err: fmt.Errorf("x-ms-examples %q of %s: %w", title, put.Origin, err)})
 			continue
 		}
+		if !fixedValues(ex.Params, r.PathValues) {
+			continue // an example of another record type of the same path
+		}
 		ex.Title = title
 		out = append(out, ex)
 	}
 	return out, errs
+}
+
+// fixedValues reports whether an example's path parameters agree with the
+// values a resource type fixes (tree.Resource.PathValues): the examples of
+// `…/{recordType}/{name}` go to the kind of their record type only.
+func fixedValues(params map[string]any, fixed map[string]string) bool {
+	for name, want := range fixed {
+		if got, ok := params[name].(string); ok && !strings.EqualFold(got, want) {
+			return false
+		}
+	}
+	return true
 }
 
 func loadOne(root, file, bodyParam string, r *tree.Resource) (Example, error) {
@@ -176,6 +191,10 @@ type CR struct {
 	Hidden []string
 	// Secrets are paths whose values became Secret references.
 	Secrets []string
+	// Recased are properties (as the example spells them) written in another case than the
+	// swagger (`Policy` for `policy`): ARM reads JSON names without regard
+	// to case, a CRD does not, so the key is written as the swagger has it.
+	Recased []string
 }
 
 var notDNS = regexp.MustCompile(`[^a-z0-9.-]+`)
@@ -214,6 +233,7 @@ func ToCR(k *model.Kind, ex Example) CR {
 	sort.Strings(cr.Dropped)
 	sort.Strings(cr.Hidden)
 	sort.Strings(cr.Secrets)
+	sort.Strings(cr.Recased)
 	return cr
 }
 
@@ -235,6 +255,16 @@ func transform(obj map[string]any, prefix descriptor.Path, t *classify.Table, cr
 		p := prefix.Child(key)
 		if _, known := t.Class(p); !known && len(prefix) > 0 && hasPrefix(t, prefix.Value()) {
 			p = prefix.Value() // a map value
+		}
+		if _, known := t.Class(p); !known {
+			if name, ok := otherCase(t, prefix, key); ok {
+				if _, taken := obj[name]; !taken {
+					obj[name] = obj[key]
+					delete(obj, key)
+					cr.Recased = append(cr.Recased, p.String())
+					key, p = name, prefix.Child(name)
+				}
+			}
 		}
 		e, known := t.Entry(p)
 		c := e.Class
@@ -263,6 +293,25 @@ func transform(obj map[string]any, prefix descriptor.Path, t *classify.Table, cr
 			}
 		}
 	}
+}
+
+// otherCase returns the one property below prefix whose name is key in
+// another case.
+func otherCase(t *classify.Table, prefix descriptor.Path, key string) (string, bool) {
+	found := ""
+	for _, e := range t.Entries {
+		if len(e.Path) != len(prefix)+1 || !e.Path.HasPrefix(prefix) {
+			continue
+		}
+		name := e.Path[len(prefix)]
+		if name != key && strings.EqualFold(name, key) {
+			if found != "" && found != name {
+				return "", false
+			}
+			found = name
+		}
+	}
+	return found, found != ""
 }
 
 func hasPrefix(t *classify.Table, prefix descriptor.Path) bool {

@@ -50,6 +50,17 @@ func TestToCR(t *testing.T) {
 	if _, ok := ex.Body["id"]; !ok {
 		t.Error("ToCR must not modify the example")
 	}
+	// A property spelt in another case (ARM reads names without regard to
+	// case) is written as the swagger has it.
+	ex.Body["properties"].(map[string]any)["Color"] = ex.Body["properties"].(map[string]any)["color"]
+	delete(ex.Body["properties"].(map[string]any), "color")
+	recased := examples.ToCR(k, ex)
+	if diff := cmp.Diff([]string{"properties.Color"}, recased.Recased); diff != "" {
+		t.Errorf("recased (-want +got):\n%s", diff)
+	}
+	if _, ok := recased.Object["spec"].(map[string]any)["properties"].(map[string]any)["color"]; !ok {
+		t.Error("Color must become color")
+	}
 	if n, ok := spec["properties"].(map[string]any)["size"].(int64); !ok || n != 3 {
 		t.Errorf("integers must decode as int64 like the apiserver's, got %T", spec["properties"].(map[string]any)["size"])
 	}
@@ -70,10 +81,22 @@ func TestValidator(t *testing.T) {
 	if res := v.Check(good); !res.OK() {
 		t.Fatalf("the example must be accepted: %s", res)
 	}
+	// An explicit null of an optional property is dropped, as the apiserver
+	// drops non-nullable nulls without a default when it decodes the object.
+	withNull := examples.ToCR(k, ex).Object
+	withNull["spec"].(map[string]any)["properties"].(map[string]any)["size"] = nil
+	withNull["spec"].(map[string]any)["tags"] = nil
+	if res := v.Check(withNull); !res.OK() {
+		t.Errorf("nulls of optional properties must be dropped, not rejected: %s", res)
+	}
 	cases := map[string]struct {
 		mutate func(spec map[string]any)
 		want   string
 	}{
+		"RequiredNullIsMissing": {
+			mutate: func(spec map[string]any) { spec["location"] = nil },
+			want:   "spec.location: Required value",
+		},
 		"UnknownFieldIsPruned": {
 			mutate: func(spec map[string]any) { spec["properties"].(map[string]any)["bogus"] = 1 },
 			want:   "pruned: spec.properties.bogus",

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"sigs.k8s.io/yaml"
@@ -96,11 +97,20 @@ func (r Result) String() string {
 }
 
 // Check prunes a copy of obj as the apiserver would, then validates it.
+//
+// Like the apiserver's decoding of a custom resource (customresource_handler's
+// schema coercer), it then drops every explicit JSON null of a property that
+// is not nullable and has no default: `"delegationUrl": null` is stored as
+// if the property were left out, which is also what ARM makes of it. Such a
+// null is not reported as pruned (the apiserver does not warn about it); a
+// required property sent as null is then reported missing, as the apiserver
+// does.
 func (v *Validator) Check(obj map[string]any) Result {
 	cp := deepCopy(obj).(map[string]any)
 	var res Result
 	res.Pruned = pruning.PruneWithOptions(cp, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(res.Pruned)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(cp, v.structural)
 	for _, e := range validation.ValidateCustomResource(nil, cp, v.validator) {
 		res.Invalid = append(res.Invalid, e.Error())
 	}

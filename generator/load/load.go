@@ -34,6 +34,8 @@ type Loader struct {
 	full     map[string][]Property
 	busy     map[string]bool
 	subtypes map[string][]Schema
+	// files are whole-file schema targets ($ref without #fragment).
+	files map[string]*spec.Schema
 }
 
 // New returns a Loader that reads files relative to root.
@@ -45,6 +47,7 @@ func New(root string) *Loader {
 		full:     map[string][]Property{},
 		busy:     map[string]bool{},
 		subtypes: map[string][]Schema{},
+		files:    map[string]*spec.Schema{},
 	}
 }
 

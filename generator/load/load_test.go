@@ -275,3 +275,57 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestRefToWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A $ref without #fragment names a file that is a JSON schema itself.
+	write("rp/workspaces.json", `{"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {},
+	  "definitions": {"Workspace": {"type": "object", "properties": {"identity": {"$ref": "../common/identity.json"}}}}}`)
+	write("common/identity.json", `{"type": "object", "properties": {"principalId": {"type": "string", "readOnly": true}, "type": {"type": "string"}}}`)
+	l := New(dir)
+	ps, err := l.Properties(def(t, l, "rp/workspaces.json", "Workspace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.Deref(ps[0].Schema)
+	if err != nil {
+		t.Fatalf("a $ref to a whole file must resolve: %v", err)
+	}
+	inner, err := l.Properties(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"principalId", "type"}, names(inner)); diff != "" {
+		t.Errorf("properties of the file's schema (-want +got):\n%s", diff)
+	}
+	if id.Origin.File != "common/identity.json" {
+		t.Errorf("origin = %s", id.Origin)
+	}
+}
+
+func TestPropertiesDiscriminatorUnionTakesGrandchildren(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {}, "definitions": {
+	  "Source": {"type": "object", "discriminator": "type", "required": ["type"], "properties": {"type": {"type": "string"}}},
+	  "Uploaded": {"type": "object", "allOf": [{"$ref": "#/definitions/Source"}], "properties": {"relativePath": {"type": "string"}}},
+	  "UploadedSource": {"type": "object", "x-ms-discriminator-value": "Source", "allOf": [{"$ref": "#/definitions/Uploaded"}], "properties": {"artifactSelector": {"type": "string"}}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := New(dir)
+	ps, err := l.Properties(def(t, l, "a.json", "Source"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"artifactSelector", "relativePath", "type"}, names(ps)); diff != "" {
+		t.Errorf("a grandchild subtype's properties belong to the union (-want +got):\n%s", diff)
+	}
+}

@@ -77,7 +77,7 @@ func (l *Loader) Properties(s Schema) ([]Property, error) {
 		for i, p := range ps {
 			have[p.Name] = i
 		}
-		for _, sub := range l.Subtypes(s) {
+		for _, sub := range l.allSubtypes(s) {
 			sps, err := l.plainProperties(sub)
 			if err != nil {
 				return nil, err
@@ -109,6 +109,28 @@ func (l *Loader) Subtypes(s Schema) []Schema {
 	subs := append([]Schema(nil), l.subtypes[s.Origin.String()]...)
 	sort.Slice(subs, func(i, j int) bool { return subs[i].Origin.String() < subs[j].Origin.String() })
 	return subs
+}
+
+// allSubtypes returns the subtypes of s and theirs, transitively (a
+// grandchild such as AppPlatform's SourceUploadedUserSourceInfo, below
+// UploadedUserSourceInfo below UserSourceInfo, is a shape the wire carries
+// too): children first, each once.
+func (l *Loader) allSubtypes(s Schema) []Schema {
+	seen := map[string]bool{s.Origin.String(): true}
+	var out []Schema
+	queue := []Schema{s}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, sub := range l.Subtypes(cur) {
+			if k := sub.Origin.String(); !seen[k] {
+				seen[k] = true
+				out = append(out, sub)
+				queue = append(queue, sub)
+			}
+		}
+	}
+	return out
 }
 
 // DiscriminatorValue is x-ms-discriminator-value, or the definition name.

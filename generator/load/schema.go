@@ -1,8 +1,11 @@
 package load
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +54,9 @@ func (l *Loader) resolve(from Origin, ref spec.Ref) (Schema, error) {
 	if u.Path != "" {
 		file = cleanRel(path.Join(path.Dir(from.File), u.Path))
 	}
+	if u.Fragment == "" && u.Path != "" {
+		return l.wholeFile(from, file, ref)
+	}
 	doc, ok := l.docs[file]
 	if !ok {
 		var err error
@@ -63,6 +69,25 @@ func (l *Loader) resolve(from Origin, ref spec.Ref) (Schema, error) {
 		return Schema{}, &Error{Origin: from, Msg: fmt.Sprintf("dangling $ref %q: %v", ref.String(), err)}
 	}
 	return s, nil
+}
+
+// wholeFile resolves a $ref to a whole file (no #fragment): the file is a
+// JSON schema itself (OperationalInsights once referenced managed identity
+// types this way). Its origin is the file with an empty pointer.
+func (l *Loader) wholeFile(from Origin, file string, ref spec.Ref) (Schema, error) {
+	if s, ok := l.files[file]; ok {
+		return Schema{Schema: s, Origin: Origin{File: file}}, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(file)))
+	if err != nil {
+		return Schema{}, &Error{Origin: from, Msg: fmt.Sprintf("dangling $ref %q", ref.String()), Err: err}
+	}
+	s := new(spec.Schema)
+	if err := json.Unmarshal(raw, s); err != nil {
+		return Schema{}, &Error{Origin: from, Msg: fmt.Sprintf("$ref %q: the file is not a JSON schema", ref.String()), Err: err}
+	}
+	l.files[file] = s
+	return Schema{Schema: s, Origin: Origin{File: file}}, nil
 }
 
 // lookupSchema walks a JSON pointer into a document. It understands the

@@ -56,8 +56,7 @@ func Build(l *load.Loader, inputs []Input, cfg Config) (*Model, []error) {
 	m := &Model{Kinds: map[string]*Kind{}}
 	builders := map[string]*pkgBuilder{}
 	var errs []error
-	for _, in := range inputs {
-		r := in.Resource
+	builder := func(r *tree.Resource) *pkgBuilder {
 		short, version := GroupShort(r.Provider), Version(r.APIVersion)
 		key := short + "/" + version
 		b := builders[key]
@@ -66,6 +65,21 @@ func Build(l *load.Loader, inputs []Input, cfg Config) (*Model, []error) {
 			builders[key] = b
 			m.Packages = append(m.Packages, b.pkg)
 		}
+		return b
+	}
+	// Kinds name their types first: a struct or enum built for an earlier
+	// kind must not take the name of a later kind (see reserveKind).
+	var reserved []Input
+	for _, in := range inputs {
+		if err := builder(in.Resource).reserveKind(in.Resource); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		reserved = append(reserved, in)
+	}
+	for _, in := range reserved {
+		r := in.Resource
+		b := builder(r)
 		k, err := b.kind(in)
 		if err != nil {
 			errs = append(errs, err)
@@ -97,11 +111,49 @@ type pkgBuilder struct {
 	byName  map[string][]*Struct
 	enums   map[string][]*Enum
 	taken   map[string]bool
-	errs    []error
+	// kindTypes are the Go names a kind owns: Kind, KindSpec, KindStatus,
+	// KindList.
+	kindTypes map[string]bool
+	errs      []error
 }
 
 func newPkgBuilder(l *load.Loader, p *Package) *pkgBuilder {
-	return &pkgBuilder{l: l, pkg: p, structs: map[string]*Struct{}, busy: map[string]bool{}, byName: map[string][]*Struct{}, enums: map[string][]*Enum{}, taken: map[string]bool{}}
+	return &pkgBuilder{l: l, pkg: p, structs: map[string]*Struct{}, busy: map[string]bool{}, byName: map[string][]*Struct{}, enums: map[string][]*Enum{}, taken: map[string]bool{}, kindTypes: map[string]bool{}}
+}
+
+// reserveKind takes the Go names of a kind before any struct or enum of the
+// package is named: the kind keeps its plain name (users write it in
+// `kind:`), and a swagger definition of the same name — ARM embeds whole
+// resources in others: NetworkSecurityGroup inside a NetworkInterface —
+// becomes a struct named with the suffix Object (NetworkSecurityGroupObject;
+// see typeName). Two kinds of one name are an error: kind names carry their
+// parents' type segments, so that takes two ARM types differing only in case.
+func (b *pkgBuilder) reserveKind(r *tree.Resource) error {
+	name := KindNameOf(r)
+	for _, n := range kindTypeNames(name) {
+		if b.taken[n] {
+			return &load.Error{Origin: opOrigin(r.Ops["PUT"], r), Msg: fmt.Sprintf("%s: kind name %s collides with another kind in %s/%s", r.ARMType, n, b.pkg.Group, b.pkg.Version)}
+		}
+	}
+	for _, n := range kindTypeNames(name) {
+		b.taken[n] = true
+		b.kindTypes[n] = true
+	}
+	return nil
+}
+
+func kindTypeNames(kind string) []string {
+	return []string{kind, kind + "Spec", kind + "Status", kind + "List"}
+}
+
+// typeName is the first name to try for a struct or enum called base: base
+// itself, or base+"Object" when a kind owns base (a kind, its Spec, Status
+// or List type).
+func (b *pkgBuilder) typeName(base string) string {
+	if b.kindTypes[base] {
+		return base + "Object"
+	}
+	return base
 }
 
 func (b *pkgBuilder) finish() {
@@ -113,27 +165,28 @@ func (b *pkgBuilder) finish() {
 
 func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 	r := in.Resource
-	name := KindName(r.Types)
-	for _, n := range []string{name, name + "Spec", name + "Status", name + "List"} {
-		if b.taken[n] {
-			return nil, fmt.Errorf("%s: kind name %s collides with another generated name in %s/%s", r.ARMType, n, b.pkg.Group, b.pkg.Version)
-		}
-		b.taken[n] = true
-	}
+	name := KindNameOf(r) // reserved by reserveKind
 	k := &Kind{Name: name, Package: b.pkg, Resource: r, Table: in.Table}
 	put, get := r.Ops["PUT"], r.Ops["GET"]
-	if put == nil || put.Body == nil {
-		return nil, &load.Error{Origin: opOrigin(put, r), Msg: "PUT has no body schema"}
+	if put == nil {
+		return nil, &load.Error{Origin: opOrigin(put, r), Msg: "resource has no PUT"}
 	}
 	k.Spec = &Struct{Name: name + "Spec", Doc: fmt.Sprintf("%sSpec is the desired state of a %s: the ARM request body, plus the operator fields azureName, owner and resourceID.", name, r.ARMType)}
 	k.Spec.Fields = operatorSpecFields(r)
 	w := walk{table: in.Table, fixes: in.Fixes, kind: r.ARMType}
-	fields, err := b.fields(*put.Body, specSide, name, w)
-	if err != nil {
-		return nil, err
-	}
-	if err := addFields(k.Spec, fields, put.Body.Origin); err != nil {
-		return nil, err
+	if put.Body == nil {
+		// ARM creates the resource from its path alone (an API Management
+		// tag link, a SQL DNS alias): the spec is the operator fields, and
+		// the descriptor says the PUT goes without a body (PutWithoutBody).
+		k.Spec.Doc = fmt.Sprintf("%sSpec is the desired state of a %s: its PUT takes no request body, so the spec holds only the operator fields azureName, owner and resourceID.", name, r.ARMType)
+	} else {
+		fields, err := b.fields(*put.Body, specSide, name, w)
+		if err != nil {
+			return nil, err
+		}
+		if err := addFields(k.Spec, fields, put.Body.Origin); err != nil {
+			return nil, err
+		}
 	}
 	k.Status = &Struct{Name: name + "Status", Doc: fmt.Sprintf("%sStatus is the observed state of a %s: the last GET from ARM, plus conditions.", name, r.ARMType)}
 	k.Status.Fields = operatorStatusFields(r)
@@ -436,9 +489,10 @@ func (b *pkgBuilder) nameStruct(st *Struct) *Struct {
 			return other
 		}
 	}
-	name := base
+	first := b.typeName(base)
+	name := first
 	for n := 2; b.taken[name]; n++ {
-		name = fmt.Sprintf("%s%d", base, n)
+		name = fmt.Sprintf("%s%d", first, n)
 	}
 	st.Name = name
 	b.taken[name] = true
@@ -516,9 +570,10 @@ func (b *pkgBuilder) enum(s load.Schema, hint string, open bool) *Enum {
 			return other
 		}
 	}
-	name := base
+	first := b.typeName(base)
+	name := first
 	for n := 2; b.taken[name]; n++ {
-		name = fmt.Sprintf("%s%d", base, n)
+		name = fmt.Sprintf("%s%d", first, n)
 	}
 	if name != base {
 		for i := range e.Values {

@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"github.com/gobuffalo/flect"
+
+	"github.com/armature-dev/armature/generator/tree"
 )
 
 // notPlural are ARM type names that end in "s" but are singular nouns.
@@ -12,7 +14,9 @@ var notPlural = map[string]bool{"redis": true, "status": true, "dns": true, "ana
 
 // Singular returns the singular of an ARM type segment.
 func Singular(word string) string {
-	if notPlural[strings.ToLower(word)] {
+	if notPlural[strings.ToLower(word)] || word == strings.ToUpper(word) {
+		// An all upper-case segment is an acronym or an enum value (the
+		// record type NS), never a plural.
 		return word
 	}
 	return flect.Singularize(word)
@@ -30,6 +34,38 @@ func KindName(types []string) string {
 		b.WriteString(Pascal(t))
 	}
 	return b.String()
+}
+
+// KindNameOf names the kind of a resource: KindName of its type segments,
+// where a segment written all in lower case (classic Microsoft.Insights
+// `alertrules`) takes the casing of the PUT's operationId group when that
+// spells the same word (`AlertRules_CreateOrUpdate` → AlertRule, not
+// Alertrule). Nothing else is taken from the operationId: its groups are
+// free text (`Zones_CreateOrUpdate` for dnszones leaves Dnszone as is).
+func KindNameOf(r *tree.Resource) string {
+	types := r.Types
+	if put := r.Ops["PUT"]; put != nil {
+		group, _, _ := strings.Cut(put.ID, "_")
+		types = make([]string, len(r.Types))
+		for i, t := range r.Types {
+			types[i] = caseFrom(t, group)
+		}
+	}
+	return KindName(types)
+}
+
+// caseFrom returns seg with the casing it has in text when seg is all lower
+// case and text holds it ignoring case (and is not itself all lower case);
+// else seg.
+func caseFrom(seg, text string) string {
+	if seg != strings.ToLower(seg) || text == strings.ToLower(text) {
+		return seg
+	}
+	i := strings.Index(strings.ToLower(text), seg)
+	if i < 0 {
+		return seg
+	}
+	return text[i : i+len(seg)]
 }
 
 // GroupShort is the first label of the API group: Microsoft.Storage → storage.

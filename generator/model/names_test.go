@@ -12,6 +12,7 @@ func TestNames(t *testing.T) {
 		"KindRedis":          {fn: func(s string) string { return KindName([]string{s}) }, in: "redis", want: "Redis"},
 		"KindPolicies":       {fn: func(s string) string { return KindName([]string{s}) }, in: "accessPolicies", want: "AccessPolicy"},
 		"KindIdentities":     {fn: func(s string) string { return KindName([]string{s}) }, in: "userAssignedIdentities", want: "UserAssignedIdentity"},
+		"KindUpperCase":      {fn: func(s string) string { return KindName([]string{"privateDnsZones", s}) }, in: "NS", want: "PrivateDnsZonesNS"},
 		"GroupShort":         {fn: GroupShort, in: "Microsoft.ManagedIdentity", want: "managedidentity"},
 		"GroupShortDots":     {fn: GroupShort, in: "Microsoft.DBforPostgreSQL", want: "dbforpostgresql"},
 		"Version":            {fn: Version, in: "2023-05-01", want: "v20230501"},

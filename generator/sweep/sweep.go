@@ -16,6 +16,7 @@ import (
 	"github.com/gobuffalo/flect"
 
 	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/tree"
 )
@@ -323,7 +324,11 @@ func (rec *Record) fromAnalysis(a *generator.Analysis) {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
 			failed[rest] = true
 		}
-		p := problemOf(StageAnalysis, err)
+		stage := StageAnalysis
+		if ce := (*emit.CRDError)(nil); errors.As(err, &ce) {
+			stage = StageEmit
+		}
+		p := problemOf(stage, err)
 		if p.Where == "" {
 			p.Where = locate(a, p.Message)
 		}

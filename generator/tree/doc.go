@@ -41,6 +41,7 @@
 //	provider-level           another operation outside any resource type
 //	unsupported:scope-prefix a scope other than the five below (a provider nested in a typed resource)
 //	unsupported:sub-path     an operation below a resource that is no action, status read, list or instance
+//	unsupported:body         a resource whose PUT body is not a JSON object (a runbook draft's script text)
 //
 // Paths that are attached after all resources are known are skipped per
 // operation, so one path can be skipped once per method. A path that fits
@@ -66,4 +67,19 @@
 // a single parameter such as `/{scope}` (extension). When one ARM type is
 // served at several scopes, the resource-group one is kept and the others are
 // reported.
+//
+// # Type segments typed by an enum
+//
+// A resource type segment that is a path parameter is a generic path
+// (skipped), unless the parameter has an enum: DNS and Private DNS record
+// sets (`…/privateDnsZones/{zone}/{recordType}/{name}`, recordType one of A,
+// AAAA, CNAME, MX, PTR, SOA, SRV, TXT). Such a path stands for one ARM type
+// per value — ARM's own types are Microsoft.Network/privateDnsZones/A and so
+// on, each with its own record shape in practice —, so the tree writes the
+// value into the path and builds one resource per value
+// (Resource.PathValues keeps recordType → A). The kind is named from the
+// segments (PrivateDnsZonesA); its examples are those whose recordType is
+// its value. One kind per value was chosen over one kind with the type as a
+// create-only field because the path, the ARM type and the list path differ
+// per value: the descriptor stays a plain path template.
 package tree

@@ -45,6 +45,10 @@ const (
 	// on `…/accounts/{name}/enable`, or a GET with a parameter in its
 	// sub-path that returns one object.
 	SkipUnsupportedSubPath SkipCategory = "unsupported:sub-path"
+	// SkipUnsupportedBody is a typed instance whose PUT body is not a JSON
+	// object: an Automation runbook draft's `…/draft/content` takes the
+	// script as text. A spec (ARM-shaped JSON) cannot hold it yet.
+	SkipUnsupportedBody SkipCategory = "unsupported:body"
 )
 
 // SkipCategories returns the closed list, in the order above.
@@ -52,6 +56,7 @@ func SkipCategories() []SkipCategory {
 	return []SkipCategory{
 		SkipNotAResource, SkipGenericPath, SkipDuplicate, SkipListOnly, SkipNoPUT,
 		SkipNoGET, SkipActionOnly, SkipProviderLevel, SkipUnsupportedScope, SkipUnsupportedSubPath,
+		SkipUnsupportedBody,
 	}
 }
 
@@ -68,6 +73,7 @@ func (c SkipCategory) Describe() string {
 		SkipProviderLevel:      "another operation outside any resource type",
 		SkipUnsupportedScope:   "a scope prefix other than the five (a provider nested in a typed resource)",
 		SkipUnsupportedSubPath: "an operation below a resource that is no action, status read, list or instance",
+		SkipUnsupportedBody:    "a resource whose PUT body is not a JSON object (text, a bare value)",
 	}[c]
 }
 

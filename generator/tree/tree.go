@@ -56,6 +56,11 @@ type Resource struct {
 	NameParam string
 	// Singleton is the only name the resource can have, or "".
 	Singleton string
+	// PathValues are the path parameters this resource type fixes: a type
+	// segment typed by an enum gives one resource type per value
+	// (recordType → A for Microsoft.Network/privateDnsZones/A). Nil for
+	// most types.
+	PathValues map[string]string
 	// Ops are the operations on the resource path, by upper-case method.
 	Ops map[string]*Operation
 	// Actions are POST operations below the resource path.
@@ -221,25 +226,132 @@ func (b *builder) doc(d *load.Document) {
 	if d.Swagger.Paths == nil {
 		return
 	}
-	for _, p := range load.SortedKeys(d.Swagger.Paths.Paths) {
-		item := d.Swagger.Paths.Paths[p]
-		origin := load.Origin{File: d.Path, Pointer: "/paths/" + strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1")}
+	for _, swaggerPath := range load.SortedKeys(d.Swagger.Paths.Paths) {
+		item := d.Swagger.Paths.Paths[swaggerPath]
+		origin := load.Origin{File: d.Path, Pointer: "/paths/" + strings.ReplaceAll(strings.ReplaceAll(swaggerPath, "~", "~0"), "/", "~1")}
 		ops := b.operations(d, origin, &item)
-		pp, cat, reason := parse(p)
-		if reason != "" {
-			b.skip(d, p, cat, reason)
-			continue
+		for _, x := range b.expandTypeParams(origin, &item, swaggerPath) {
+			p := x.path
+			pp, cat, reason := parse(p)
+			if reason != "" {
+				b.skip(d, p, cat, reason)
+				continue
+			}
+			if why, ok := pseudoTypes[strings.ToLower(pp.provider+"/"+strings.Join(typeTokens(pp.tokens), "/"))]; ok && len(pp.tokens)%2 == 0 {
+				b.skip(d, p, SkipNotAResource, why)
+				continue
+			}
+			if len(pp.tokens)%2 == 0 && ops["PUT"] != nil && ops["GET"] != nil {
+				if what := b.notObject(ops["PUT"].Body); what != "" {
+					b.skip(d, p, SkipUnsupportedBody, "the PUT body is "+what+", not a JSON object: a spec cannot hold it")
+					continue
+				}
+				b.resource(d, p, pp, ops, origin, &item)
+				if len(x.values) > 0 {
+					b.byType[strings.ToLower(pp.provider+"/"+strings.Join(typeTokens(pp.tokens), "/"))].PathValues = x.values
+				}
+				continue
+			}
+			b.rest = append(b.rest, pending{doc: d, path: p, p: pp, ops: ops})
 		}
-		if why, ok := pseudoTypes[strings.ToLower(pp.provider+"/"+strings.Join(typeTokens(pp.tokens), "/"))]; ok && len(pp.tokens)%2 == 0 {
-			b.skip(d, p, SkipNotAResource, why)
-			continue
-		}
-		if len(pp.tokens)%2 == 0 && ops["PUT"] != nil && ops["GET"] != nil {
-			b.resource(d, p, pp, ops, origin, &item)
-			continue
-		}
-		b.rest = append(b.rest, pending{doc: d, path: p, p: pp, ops: ops})
 	}
+}
+
+// notObject says what a PUT body schema is when it is not a JSON object
+// (a string, say), or "" for an object, a body that cannot be read (later
+// stages report it) and no body at all.
+func (b *builder) notObject(body *load.Schema) string {
+	if body == nil {
+		return ""
+	}
+	s, err := b.l.Deref(*body)
+	if err != nil || len(s.Properties) > 0 || len(s.AllOf) > 0 {
+		return ""
+	}
+	if s.Format == "file" || s.Format == "binary" {
+		return "a file (format " + s.Format + ")" // Automation's runbook content: `type: object, format: file`
+	}
+	if len(s.Type) == 0 || s.Type.Contains("object") {
+		return ""
+	}
+	return "of type " + strings.Join(s.Type, ", ")
+}
+
+// expanded is one concrete path of a swagger path, with the values given to
+// its enum-typed type segments.
+type expanded struct {
+	path   string
+	values map[string]string
+}
+
+// expandTypeParams returns the paths a swagger path stands for. A resource
+// type segment that is a path parameter with an enum (DNS and Private DNS
+// record sets: `…/privateDnsZones/{zone}/{recordType}/{name}`, recordType
+// one of A, AAAA, CNAME…) stands for one resource type per value — ARM's
+// own types are Microsoft.Network/privateDnsZones/A and so on —, so the path
+// becomes one path per value with the segment written out. Every other path
+// is returned as it is (a type segment without an enum is skipped later as
+// a generic path).
+func (b *builder) expandTypeParams(origin load.Origin, item *spec.PathItem, p string) []expanded {
+	out := []expanded{{path: p}}
+	lower := strings.ToLower(p)
+	i := strings.LastIndex(lower, "/providers/")
+	if i < 0 {
+		return out
+	}
+	rest := strings.Split(strings.Trim(p[i+len("/providers/"):], "/"), "/")
+	for j := 1; j < len(rest); j += 2 {
+		if !isParam(rest[j]) {
+			continue
+		}
+		name := strings.Trim(rest[j], "{}")
+		values := b.pathEnum(origin, item, name)
+		if len(values) == 0 {
+			return []expanded{{path: p}}
+		}
+		var next []expanded
+		for _, x := range out {
+			for _, v := range values {
+				segs := strings.Split(strings.Trim(x.path[i+len("/providers/"):], "/"), "/")
+				segs[j] = v
+				vals := map[string]string{name: v}
+				for k, w := range x.values {
+					vals[k] = w
+				}
+				next = append(next, expanded{path: x.path[:i] + "/providers/" + strings.Join(segs, "/"), values: vals})
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// pathEnum returns the string enum of a path parameter, from the path item
+// or any of its operations, or nil.
+func (b *builder) pathEnum(origin load.Origin, item *spec.PathItem, name string) []string {
+	all := append([]spec.Parameter{}, item.Parameters...)
+	for _, op := range []*spec.Operation{item.Put, item.Get, item.Patch, item.Delete, item.Post} {
+		if op != nil {
+			all = append(all, op.Parameters...)
+		}
+	}
+	for i := range all {
+		prm, err := b.l.Param(origin, &all[i])
+		if err != nil || prm.In != "path" || prm.Name != name || len(prm.Enum) == 0 {
+			continue
+		}
+		var out []string
+		for _, v := range prm.Enum {
+			s, ok := v.(string)
+			if !ok || s == "" || strings.ContainsAny(s, "/{}") {
+				return nil
+			}
+			out = append(out, s)
+		}
+		sort.Strings(out)
+		return out
+	}
+	return nil
 }
 
 func (b *builder) operations(d *load.Document, origin load.Origin, item *spec.PathItem) map[string]*Operation {

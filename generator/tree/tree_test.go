@@ -158,6 +158,7 @@ func TestBuildSkipCategories(t *testing.T) {
 		sub + "/things/{thingName}":                                             SkipDuplicate,
 		sub + "/things/{thingName}/restart":                                     SkipDuplicate,
 		rg + "/things/{thingName}/enable":                                       SkipUnsupportedSubPath,
+		rg + "/things/{thingName}/script/content":                               SkipUnsupportedBody,
 		rg + "/things/{thingName}/logs/{logName}":                               SkipNoPUT,
 		rg + "/things/{thingName}/logs/{logName} (again)":                       SkipNoPUT,
 		rg + "/things/{thingName}/gadgets":                                      SkipListOnly,

@@ -115,7 +115,13 @@ type Descriptor struct {
 	// PatchTagsOnly is true when PATCH can only change tags: other changes
 	// go through PUT.
 	PatchTagsOnly bool
-	LongRunning   []LRO
+	// PutWithoutBody is true when the PUT declares no request body: ARM
+	// creates the resource from its path alone (an API Management tag link,
+	// a SQL server DNS alias). The spec then holds only the operator fields,
+	// and a client sends the PUT with no body (no content at all, not {}).
+	// False (the default) for every PUT with a body parameter.
+	PutWithoutBody bool
+	LongRunning    []LRO
 	// Properties is the property-class table, sorted by path.
 	Properties []Property
 	// SecretPaths are the spec paths that hold Secret references.
