@@ -61,8 +61,26 @@ func decodeObject(body []byte) (map[string]any, error) {
 
 // clean checks a request body against the property table: unknown members
 // are an error (as ARM's InvalidRequestContent), readOnly ones are dropped
-// (as ARM ignores them).
+// (as ARM ignores them). Member names are matched without regard to case,
+// as ARM's deserializers do (an example's minimumTTL is the swagger's
+// minimumTtl): such a member is renamed to the table's spelling first.
 func clean(d *descriptor.Descriptor, body map[string]any) error {
+	for renamed := true; renamed; {
+		renamed = false
+		d.Walk(body, func(n descriptor.Node) bool {
+			if n.Known {
+				return true
+			}
+			if name, ok := foldedName(d, n.TablePath); ok {
+				if _, taken := n.Parent[name]; !taken {
+					n.Parent[name] = n.Parent[n.Key]
+					delete(n.Parent, n.Key)
+					renamed = true
+				}
+			}
+			return false
+		})
+	}
 	var bad []string
 	d.Walk(body, func(n descriptor.Node) bool {
 		switch {
@@ -493,3 +511,18 @@ func (s *Server) remove(key string) {
 }
 
 func newETag() string { return `W/"` + newID() + `"` }
+
+// foldedName is the table's spelling of the last step of an unknown table
+// path that differs from a known one only in case.
+func foldedName(d *descriptor.Descriptor, tp descriptor.Path) (string, bool) {
+	if len(tp) == 0 {
+		return "", false
+	}
+	parent := tp.Parent()
+	for _, p := range d.Properties {
+		if len(p.Path) == len(tp) && p.Path.HasPrefix(parent) && strings.EqualFold(p.Path.Last(), tp.Last()) {
+			return p.Path.Last(), true
+		}
+	}
+	return "", false
+}

@@ -195,9 +195,10 @@ func Rules(ds []*descriptor.Descriptor) []admissionregistrationv1.RuleWithOperat
 }
 
 // Resource returns the kind's resource, the plural its CRD is served under:
-// the lower-case kind pluralised as controller-tools does (flect).
+// the kind pluralised, then lower-cased, as controller-tools does (flect;
+// the order matters for an acronym: PrivateDnsZonesMX → privatednszonesmxs).
 func Resource(d *descriptor.Descriptor) string {
-	return flect.Pluralize(strings.ToLower(d.Kind))
+	return strings.ToLower(flect.Pluralize(d.Kind))
 }
 
 // configDefaults applies opts over the defaults.

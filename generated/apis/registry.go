@@ -12,6 +12,8 @@ import (
 	documentdbv20240515 "github.com/armature-dev/armature/generated/apis/documentdb/v20240515"
 	keyvaultv20230701 "github.com/armature-dev/armature/generated/apis/keyvault/v20230701"
 	managedidentityv20230131 "github.com/armature-dev/armature/generated/apis/managedidentity/v20230131"
+	networkv20200601 "github.com/armature-dev/armature/generated/apis/network/v20200601"
+	networkv20240101 "github.com/armature-dev/armature/generated/apis/network/v20240101"
 	operationalinsightsv20230901 "github.com/armature-dev/armature/generated/apis/operationalinsights/v20230901"
 	resourcesv20240301 "github.com/armature-dev/armature/generated/apis/resources/v20240301"
 	servicebusv20211101 "github.com/armature-dev/armature/generated/apis/servicebus/v20211101"
@@ -34,6 +36,8 @@ func Descriptors() []*descriptor.Descriptor {
 	out = append(out, documentdbv20240515.Descriptors()...)
 	out = append(out, keyvaultv20230701.Descriptors()...)
 	out = append(out, managedidentityv20230131.Descriptors()...)
+	out = append(out, networkv20240101.Descriptors()...)
+	out = append(out, networkv20200601.Descriptors()...)
 	out = append(out, operationalinsightsv20230901.Descriptors()...)
 	out = append(out, resourcesv20240301.Descriptors()...)
 	out = append(out, servicebusv20211101.Descriptors()...)
@@ -72,6 +76,8 @@ func AddToScheme(s *runtime.Scheme) error {
 		documentdbv20240515.AddToScheme,
 		keyvaultv20230701.AddToScheme,
 		managedidentityv20230131.AddToScheme,
+		networkv20240101.AddToScheme,
+		networkv20200601.AddToScheme,
 		operationalinsightsv20230901.AddToScheme,
 		resourcesv20240301.AddToScheme,
 		servicebusv20211101.AddToScheme,

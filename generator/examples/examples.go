@@ -351,7 +351,9 @@ type Default struct {
 // ServerDefaults learns, from real examples, the values ARM fills in: a
 // property (outside arrays and maps) that a 200/201 response body has and
 // its request left out, with a scalar or empty value that every example
-// showing it agrees on. ReadOnly properties are left to the emulator's own
+// showing it agrees on. A filled array, or a string holding an id or a URL,
+// is the example's own: the default is the member with an empty value
+// ([] or ""), so that the emulator's GET has the members ARM's has. ReadOnly properties are left to the emulator's own
 // placeholders, secrets and writeOnly ones are never returned.
 //
 // Where examples disagree (a default that depends on other settings), the
@@ -411,11 +413,11 @@ func collectDefaults(t *classify.Table, resp, req map[string]any, prefix descrip
 			}
 		case []any:
 			if len(x) > 0 {
-				continue
+				v = []any{} // the items are the example's: ARM fills the member
 			}
 		case string:
 			if strings.Contains(x, "/") {
-				continue // ids and URLs name the example's resources
+				v = "" // ids and URLs name the example's resources: ARM fills the member
 			}
 		}
 		b, err := json.Marshal(v)

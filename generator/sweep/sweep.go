@@ -362,7 +362,7 @@ func locate(a *generator.Analysis, msg string) string {
 	if name := crdFile.FindString(msg); name != "" {
 		for _, p := range a.Packages() {
 			for _, k := range p.Kinds {
-				if name == p.Group+"_"+flect.Pluralize(strings.ToLower(k.Name))+".yaml" {
+				if name == p.Group+"_"+strings.ToLower(flect.Pluralize(k.Name))+".yaml" {
 					return at(k.Resource)
 				}
 			}

@@ -51,9 +51,33 @@ func normalize(d *descriptor.Descriptor, body map[string]any) map[string]any {
 			delete(n.Parent, n.Key)
 			return false
 		}
+		if n.Class == descriptor.ReadOnly {
+			// The table stops at a readOnly property: its subtree is ARM's,
+			// kept whole but for nulls.
+			dropNulls(n.Parent[n.Key])
+			return false
+		}
 		return true
 	})
 	return out
+}
+
+// dropNulls removes the null members of every object in v.
+func dropNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if x == nil {
+				delete(v, k)
+				continue
+			}
+			dropNulls(x)
+		}
+	case []any:
+		for _, x := range v {
+			dropNulls(x)
+		}
+	}
 }
 
 // hashOf is a short hash of a JSON value (ints and floats of one value hash

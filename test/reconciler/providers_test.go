@@ -94,6 +94,35 @@ func TestProviders(t *testing.T) {
 				}}), "Microsoft.OperationalInsights/workspaces/logs1"},
 			}
 		},
+		"Network": func(ns string) []object {
+			const api = "network.azure.armature.dev/v20240101"
+			return []object{
+				{cr("VirtualNetwork", api, ns, "vnet1", map[string]any{"owner": owner("platform"), "location": "westeurope", "properties": map[string]any{
+					"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+				}}), "Microsoft.Network/virtualNetworks/vnet1"},
+				{cr("VirtualNetworksSubnet", api, ns, "vnet1-apps", map[string]any{"owner": owner("vnet1"), "azureName": "apps", "properties": map[string]any{"addressPrefix": "10.0.1.0/24"}}),
+					"Microsoft.Network/virtualNetworks/vnet1/subnets/apps"},
+				{cr("NetworkSecurityGroup", api, ns, "nsg1", map[string]any{"owner": owner("platform"), "location": "westeurope"}),
+					"Microsoft.Network/networkSecurityGroups/nsg1"},
+				{cr("NetworkSecurityGroupsSecurityRule", api, ns, "nsg1-https", map[string]any{"owner": owner("nsg1"), "azureName": "https", "properties": map[string]any{
+					"priority": int64(100), "direction": "Inbound", "access": "Allow", "protocol": "Tcp",
+					"sourceAddressPrefix": "*", "sourcePortRange": "*", "destinationAddressPrefix": "*", "destinationPortRange": "443",
+				}}), "Microsoft.Network/networkSecurityGroups/nsg1/securityRules/https"},
+				{cr("PublicIPAddress", api, ns, "pip1", map[string]any{"owner": owner("platform"), "location": "westeurope", "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{
+					"publicIPAllocationMethod": "Static",
+				}}), "Microsoft.Network/publicIPAddresses/pip1"},
+			}
+		},
+		"PrivateDNS": func(ns string) []object {
+			const api = "network.azure.armature.dev/v20200601"
+			return []object{
+				{cr("PrivateDnsZone", api, ns, "zone1", map[string]any{"owner": owner("platform"), "azureName": "internal.contoso.com", "location": "global"}),
+					"Microsoft.Network/privateDnsZones/internal.contoso.com"},
+				{cr("PrivateDnsZonesA", api, ns, "zone1-www", map[string]any{"owner": owner("zone1"), "azureName": "www", "properties": map[string]any{
+					"ttl": int64(300), "aRecords": []any{map[string]any{"ipv4Address": "10.0.1.4"}},
+				}}), "Microsoft.Network/privateDnsZones/internal.contoso.com/A/www"},
+			}
+		},
 		"Authorization": func(ns string) []object {
 			const api = "authorization.azure.armature.dev/v20220401"
 			const name = "5b2e3c1d-7f7a-4d9e-9a59-3a1c2a0c1f00"

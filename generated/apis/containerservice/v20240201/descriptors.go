@@ -653,24 +653,6 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "addonProfiles", descriptor.Values, "identity", "clientId"},
-			Rule:  "inside readOnly properties.addonProfiles.*.identity",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "addonProfiles", descriptor.Values, "identity", "objectId"},
-			Rule:  "inside readOnly properties.addonProfiles.*.identity",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "addonProfiles", descriptor.Values, "identity", "resourceId"},
-			Rule:  "inside readOnly properties.addonProfiles.*.identity",
-			Type:  "string",
-		},
-		{
 			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles"},
 			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
@@ -2016,42 +1998,6 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error", "error"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo.error",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error", "error", "code"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo.error.error",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error", "error", "details"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo.error.error",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error", "error", "message"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo.error.error",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningInfo", "error", "error", "target"},
-			Rule:  "inside readOnly properties.podIdentityProfile.userAssignedIdentities[*].provisioningInfo.error.error",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "provisioningState"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
@@ -2624,6 +2570,10 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "apiServerAccessProfile", "privateDNSZone"},
 		},
 		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "diskEncryptionSetID"},
+		},
+		{
 			JSON: "true",
 			Path: descriptor.Path{"properties", "enablePodSecurityPolicy"},
 		},
@@ -2636,8 +2586,16 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "networkProfile", "dnsServiceIP"},
 		},
 		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkProfile", "ipFamilies"},
+		},
+		{
 			JSON: "2000",
 			Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "allocatedOutboundPorts"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "effectiveOutboundIPs"},
 		},
 		{
 			JSON: "10",
@@ -2648,6 +2606,10 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "managedOutboundIPs", "countIPv6"},
 		},
 		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkProfile", "natGatewayProfile", "effectiveOutboundIPs"},
+		},
+		{
 			JSON: "4",
 			Path: descriptor.Path{"properties", "networkProfile", "natGatewayProfile", "idleTimeoutInMinutes"},
 		},
@@ -2656,8 +2618,28 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "networkProfile", "networkPlugin"},
 		},
 		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "networkProfile", "podCidr"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkProfile", "podCidrs"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "networkProfile", "serviceCidr"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkProfile", "serviceCidrs"},
+		},
+		{
 			JSON: "\"MC_rg1_clustername1_location1\"",
 			Path: descriptor.Path{"properties", "nodeResourceGroup"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "serviceMeshProfile", "istio", "revisions"},
 		},
 		{
 			JSON: "\"clientid\"",

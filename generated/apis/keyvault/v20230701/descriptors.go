@@ -200,66 +200,6 @@ var VaultDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "etag"},
-			Rule:  "inside readOnly properties.privateEndpointConnections",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "id"},
-			Rule:  "inside readOnly properties.privateEndpointConnections",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties"},
-			Rule:  "inside readOnly properties.privateEndpointConnections",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateEndpoint"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateEndpoint", "id"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties.privateEndpoint",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateLinkServiceConnectionState"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateLinkServiceConnectionState", "actionsRequired"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties.privateLinkServiceConnectionState",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateLinkServiceConnectionState", "description"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties.privateLinkServiceConnectionState",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateLinkServiceConnectionState", "status"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties.privateLinkServiceConnectionState",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "provisioningState"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].properties",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "provisioningState"},
 			Rule:  "override: provisioning state (Succeeded, RegisteringDns) is reported by the service, never set by a client; the swagger forgets readOnly",
 			Type:  "string",
@@ -370,6 +310,14 @@ var VaultDescriptor = descriptor.Descriptor{
 		{
 			JSON: "\"Deny\"",
 			Path: descriptor.Path{"properties", "networkAcls", "defaultAction"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkAcls", "ipRules"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "networkAcls", "virtualNetworkRules"},
 		},
 		{
 			JSON: "{}",

@@ -170,18 +170,6 @@ var WorkspaceDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateLinkScopedResources", descriptor.Items, "resourceId"},
-			Rule:  "inside readOnly properties.privateLinkScopedResources",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateLinkScopedResources", descriptor.Items, "scopeId"},
-			Rule:  "inside readOnly properties.privateLinkScopedResources",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "provisioningState"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",

@@ -236,42 +236,6 @@ var NamespaceDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "createdAt"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "createdBy"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "createdByType"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "lastModifiedAt"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "lastModifiedBy"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "systemData", "lastModifiedByType"},
-			Rule:  "inside readOnly properties.privateEndpointConnections[*].systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "type"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",

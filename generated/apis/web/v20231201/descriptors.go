@@ -5682,6 +5682,10 @@ var SiteDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "functionAppConfig", "scaleAndConcurrency", "triggers"},
 		},
 		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "hostNameSslStates"},
+		},
+		{
 			JSON: "false",
 			Path: descriptor.Path{"properties", "hostNamesDisabled"},
 		},
@@ -5726,6 +5730,10 @@ var SiteDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "scmSiteAlsoStopped"},
 		},
 		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "serverFarmId"},
+		},
+		{
 			JSON: "false",
 			Path: descriptor.Path{"properties", "siteConfig", "acrUseManagedIdentityCreds"},
 		},
@@ -5744,6 +5752,10 @@ var SiteDescriptor = descriptor.Descriptor{
 		{
 			JSON: "{}",
 			Path: descriptor.Path{"properties", "siteConfig", "azureStorageAccounts"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "siteConfig", "defaultDocuments"},
 		},
 		{
 			JSON: "false",
@@ -5768,6 +5780,10 @@ var SiteDescriptor = descriptor.Descriptor{
 		{
 			JSON: "false",
 			Path: descriptor.Path{"properties", "siteConfig", "httpLoggingEnabled"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "siteConfig", "ipSecurityRestrictions"},
 		},
 		{
 			JSON: "\"\"",
@@ -5830,12 +5846,20 @@ var SiteDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "siteConfig", "requestTracingEnabled"},
 		},
 		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "siteConfig", "scmIpSecurityRestrictions"},
+		},
+		{
 			JSON: "\"1.2\"",
 			Path: descriptor.Path{"properties", "siteConfig", "scmMinTlsVersion"},
 		},
 		{
 			JSON: "false",
 			Path: descriptor.Path{"properties", "siteConfig", "use32BitWorkerProcess"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "siteConfig", "virtualApplications"},
 		},
 		{
 			JSON: "\"\"",
