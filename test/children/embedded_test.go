@@ -104,8 +104,12 @@ func tagEdit(t *testing.T, c embeddedCase) {
 	if len(ws) <= before {
 		t.Fatalf("the tag edit is written to ARM: %d writes of %s before, %d after", before, parentID, len(ws))
 	}
-	if last := ws[len(ws)-1]; !strings.Contains(last.Body, `"prod"`) {
+	last := ws[len(ws)-1]
+	if !strings.Contains(last.Body, `"prod"`) {
 		t.Errorf("the last write of the parent carries the new tag: %s %s", last.Method, last.Body)
+	}
+	if last.Method == "PUT" && (!strings.Contains(last.Body, `"name":"a"`) || !strings.Contains(last.Body, `"name":"b"`)) {
+		t.Errorf("a PUT of the parent carries the live children a and b: %s", last.Body)
 	}
 	for _, id := range []string{aID, bID} {
 		if code := armGET(t, fa, id, c.child.APIVersion); code != 200 {

@@ -10258,6 +10258,16 @@ var LoadBalancerDescriptor = descriptor.Descriptor{
 			},
 		},
 	},
+	EmbeddedChildren: []descriptor.EmbeddedChild{
+		{
+			ARMType: "Microsoft.Network/loadBalancers/backendAddressPools",
+			Path:    descriptor.Path{"properties", "backendAddressPools"},
+		},
+		{
+			ARMType: "Microsoft.Network/loadBalancers/inboundNatRules",
+			Path:    descriptor.Path{"properties", "inboundNatRules"},
+		},
+	},
 	Group:     "network.azure.armature.dev",
 	Kind:      "LoadBalancer",
 	ListPaths: []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Network/loadBalancers", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/loadBalancers"},
@@ -19742,9 +19752,15 @@ var NetworkInterfaceDescriptor = descriptor.Descriptor{
 var NetworkSecurityGroupDescriptor = descriptor.Descriptor{
 	APIVersion: "2024-01-01",
 	ARMType:    "Microsoft.Network/networkSecurityGroups",
-	Group:      "network.azure.armature.dev",
-	Kind:       "NetworkSecurityGroup",
-	ListPaths:  []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Network/networkSecurityGroups", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/networkSecurityGroups"},
+	EmbeddedChildren: []descriptor.EmbeddedChild{
+		{
+			ARMType: "Microsoft.Network/networkSecurityGroups/securityRules",
+			Path:    descriptor.Path{"properties", "securityRules"},
+		},
+	},
+	Group:     "network.azure.armature.dev",
+	Kind:      "NetworkSecurityGroup",
+	ListPaths: []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Network/networkSecurityGroups", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/networkSecurityGroups"},
 	LongRunning: []descriptor.LRO{{
 		FinalStateVia: "location",
 		Verb:          "DELETE",
@@ -22606,9 +22622,15 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 var RouteTableDescriptor = descriptor.Descriptor{
 	APIVersion: "2024-01-01",
 	ARMType:    "Microsoft.Network/routeTables",
-	Group:      "network.azure.armature.dev",
-	Kind:       "RouteTable",
-	ListPaths:  []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Network/routeTables", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/routeTables"},
+	EmbeddedChildren: []descriptor.EmbeddedChild{
+		{
+			ARMType: "Microsoft.Network/routeTables/routes",
+			Path:    descriptor.Path{"properties", "routes"},
+		},
+	},
+	Group:     "network.azure.armature.dev",
+	Kind:      "RouteTable",
+	ListPaths: []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Network/routeTables", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/routeTables"},
 	LongRunning: []descriptor.LRO{{
 		FinalStateVia: "location",
 		Verb:          "DELETE",
@@ -22928,6 +22950,16 @@ var VirtualNetworkDescriptor = descriptor.Descriptor{
 				},
 				Schema: "specification/network/resource-manager/Microsoft.Network/stable/2024-01-01/virtualNetwork.json#/definitions/VirtualNetworkDdosProtectionStatusResult",
 			},
+		},
+	},
+	EmbeddedChildren: []descriptor.EmbeddedChild{
+		{
+			ARMType: "Microsoft.Network/virtualNetworks/subnets",
+			Path:    descriptor.Path{"properties", "subnets"},
+		},
+		{
+			ARMType: "Microsoft.Network/virtualNetworks/virtualNetworkPeerings",
+			Path:    descriptor.Path{"properties", "virtualNetworkPeerings"},
 		},
 	},
 	Group:     "network.azure.armature.dev",
