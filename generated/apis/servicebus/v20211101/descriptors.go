@@ -6,8 +6,14 @@ import descriptor "github.com/armature-dev/armature/runtime/descriptor"
 
 // NamespaceDescriptor describes Namespace to the reconciler, the webhook and the ARM emulator.
 var NamespaceDescriptor = descriptor.Descriptor{
-	APIVersion:    "2021-11-01",
-	ARMType:       "Microsoft.ServiceBus/namespaces",
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.ServiceBus/namespaces",
+	EmbeddedChildren: []descriptor.EmbeddedChild{
+		{
+			ARMType: "Microsoft.ServiceBus/namespaces/privateEndpointConnections",
+			Path:    descriptor.Path{"properties", "privateEndpointConnections"},
+		},
+	},
 	Group:         "servicebus.azure.armature.dev",
 	Kind:          "Namespace",
 	ListPaths:     []string{"/subscriptions/{subscriptionId}/providers/Microsoft.ServiceBus/namespaces", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces"},
