@@ -84,6 +84,12 @@ func clean(d *descriptor.Descriptor, body map[string]any) error {
 	var bad []string
 	d.Walk(body, func(n descriptor.Node) bool {
 		switch {
+		case !n.Known && len(n.Path) == 1 && envelope[n.Key]:
+			// ARM's front door reads these for every type: a type whose
+			// schema lacks one ignores it (a role assignment PUT with a
+			// location is answered as without).
+			delete(n.Parent, n.Key)
+			return false
 		case !n.Known:
 			bad = append(bad, n.Path.String())
 			return false
@@ -511,6 +517,9 @@ func (s *Server) remove(key string) {
 }
 
 func newETag() string { return `W/"` + newID() + `"` }
+
+// envelope are the top-level members of every ARM resource body.
+var envelope = map[string]bool{"id": true, "name": true, "type": true, "location": true, "tags": true, "etag": true, "systemData": true}
 
 // foldedName is the table's spelling of the last step of an unknown table
 // path that differs from a known one only in case.
