@@ -127,7 +127,7 @@ func TestProviders(t *testing.T) {
 			const api = "authorization.azure.armature.dev/v20220401"
 			const name = "5b2e3c1d-7f7a-4d9e-9a59-3a1c2a0c1f00"
 			return []object{
-				{cr("RoleAssignment", api, ns, "readers", map[string]any{"owner": map[string]any{"armId": armID("platform")}, "azureName": name, "properties": map[string]any{
+				{cr("RoleAssignment", api, ns, "readers", map[string]any{"owner": map[string]any{"group": "resources.azure.armature.dev", "kind": "ResourceGroup", "name": "platform"}, "azureName": name, "properties": map[string]any{
 					"principalId":      "ce2ce14e-85d7-4629-bdbc-454d0519d987",
 					"principalType":    "ServicePrincipal",
 					"roleDefinitionId": "/subscriptions/" + subscription + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7",

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -170,15 +171,18 @@ func TestRecordedNormalisationIsNotDrift(t *testing.T) {
 	if !strings.Contains(msg, "properties.redisVersion") || !strings.Contains(msg, "properties.redisConfiguration.maxmemory-delta") {
 		t.Errorf("Ready's message names the normalised paths: %q", msg)
 	}
-	// A resync: the same GET, no write.
-	cur := get(t, cache)
-	a := cur.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
-	}
-	a[reconciler.AnnotationSyncPeriod] = "2h"
-	cur.SetAnnotations(a)
-	if err := k8s.Update(context.Background(), cur); err != nil {
+	// A resync: the same GET, no write. (The operator may still be writing
+	// the object's status: retry the update on a conflict.)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := get(t, cache)
+		a := cur.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[reconciler.AnnotationSyncPeriod] = "2h"
+		cur.SetAnnotations(a)
+		return k8s.Update(context.Background(), cur)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 10*time.Second, "the resync GET", func() (bool, string) {
