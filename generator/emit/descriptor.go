@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -98,35 +99,8 @@ func descriptorValues(k *model.Kind) jen.Dict {
 			}
 		})
 	}
-	// A readOnly property stands for its whole subtree: every walk of the
-	// table (request cleaning, the diff, drift, import, the webhook) stops
-	// at it, so the paths below it that go through an array or a map are
-	// not emitted (those without, the emulator fills in its GET bodies). ARM embeds whole
-	// related resources read-only (a subnet's ipConfigurations hold NICs,
-	// which hold subnets…): Network's tables shrink from 48,000 entries to
-	// a few thousand.
-	readOnly := map[string]bool{}
-	for _, e := range k.Table.Entries {
-		if e.Class == descriptor.ReadOnly {
-			readOnly[e.Path.String()] = true
-		}
-	}
-	belowReadOnly := func(p descriptor.Path) bool {
-		if !slices.ContainsFunc(p, descriptor.IsWildcard) {
-			return false // kept: the emulator fills these in its GET bodies
-		}
-		for i := len(p) - 1; i > 0; i-- {
-			if readOnly[p[:i].String()] {
-				return true
-			}
-		}
-		return false
-	}
 	d[jen.Id("Properties")] = jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
-		for _, e := range k.Table.Entries {
-			if belowReadOnly(e.Path) {
-				continue
-			}
+		for _, e := range tableEntries(k.Table.Entries) {
 			vals := jen.Dict{
 				jen.Id("Path"):  pathLit(e.Path),
 				jen.Id("Class"): jen.Qual(pathDescriptors, classConst[string(e.Class)]),
@@ -316,4 +290,39 @@ func defaultsFunc(f *jen.File, p *model.Package) {
 		}
 		g.Return(jen.Nil())
 	})
+}
+
+// tableEntries are the entries of a kind's property table that its
+// Descriptor lists. A readOnly property stands for its whole subtree: every
+// walk of the table (request cleaning, the diff, drift, import, the webhook)
+// stops at it, so the paths below it that go through an array or a map are
+// left out (those without, the emulator fills in its GET bodies). ARM embeds
+// whole related resources read-only (a subnet's ipConfigurations hold NICs,
+// which hold subnets…): Network's tables shrink from 48,000 entries to a few
+// thousand.
+func tableEntries(entries []classify.Entry) []classify.Entry {
+	readOnly := map[string]bool{}
+	for _, e := range entries {
+		if e.Class == descriptor.ReadOnly {
+			readOnly[e.Path.String()] = true
+		}
+	}
+	below := func(p descriptor.Path) bool {
+		if !slices.ContainsFunc(p, descriptor.IsWildcard) {
+			return false
+		}
+		for i := len(p) - 1; i > 0; i-- {
+			if readOnly[p[:i].String()] {
+				return true
+			}
+		}
+		return false
+	}
+	out := make([]classify.Entry, 0, len(entries))
+	for _, e := range entries {
+		if !below(e.Path) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
