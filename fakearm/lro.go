@@ -217,6 +217,9 @@ func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, segs []
 		if op.Status == "Failed" {
 			body["error"] = map[string]any{"code": "OperationFailed", "message": "The operation failed (injected fault)."}
 		}
+		if op.Status == "Succeeded" {
+			s.operationShape(op, body)
+		}
 		writeJSON(w, http.StatusOK, body)
 		return true
 	}

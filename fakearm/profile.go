@@ -149,6 +149,113 @@ func (s *Server) profileDefaults(d *descriptor.Descriptor, body map[string]any) 
 	}
 }
 
+// profileAnswered adds the members the profile says ARM answers whatever
+// the request said: members the swagger lacks, with the resource's names
+// in place of the recorded ones, and writeOnly or secret members ARM
+// answers masked or echoed. A member the body has is kept.
+func (s *Server) profileAnswered(res *resource, body map[string]any) {
+	p := s.profileOf(res.d)
+	if p == nil || len(p.Answered) == 0 {
+		return
+	}
+	segs := strings.Split(strings.Trim(res.ID, "/"), "/")
+	pairs := []string{"{name}", segs[len(segs)-1]}
+	for i := 0; i+1 < len(segs); i++ {
+		switch strings.ToLower(segs[i]) {
+		case "resourcegroups":
+			pairs = append(pairs, "{resourceGroup}", segs[i+1])
+		case "subscriptions":
+			pairs = append(pairs, "{subscriptionId}", segs[i+1])
+		}
+	}
+	loc, _ := res.Desired["location"].(string)
+	pairs = append(pairs, "{location}", loc)
+	r := strings.NewReplacer(pairs...)
+	for _, m := range p.Answered {
+		path, err := descriptor.ParsePath(m.Path)
+		if err != nil {
+			continue
+		}
+		parent, last := slot(body, path, true)
+		if parent == nil {
+			continue
+		}
+		if m.Echo {
+			if sent, ok := lookup(res.Desired, path); ok && sent != nil {
+				parent[last] = sent
+			}
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(r.Replace(string(m.Value))), &v); err == nil {
+			parent[last] = v
+		}
+	}
+}
+
+// lookup returns the value at a path of property names.
+func lookup(body map[string]any, path descriptor.Path) (any, bool) {
+	var cur any = body
+	for _, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// deleteBlocked answers a DELETE the profile refuses while children of
+// some types exist; false means it did not answer. The caller holds s.mu.
+func (s *Server) deleteBlocked(w http.ResponseWriter, d *descriptor.Descriptor, key string) bool {
+	p := s.profileOf(d)
+	if p == nil || p.DeleteBlocked == nil {
+		return false
+	}
+	prefix := key + "/"
+	for k, child := range s.resources {
+		if !strings.HasPrefix(k, prefix) || child.d == nil {
+			continue
+		}
+		for _, t := range p.DeleteBlocked.Children {
+			if strings.EqualFold(child.d.ARMType, t) {
+				profileError(w, &p.DeleteBlocked.Error, fmt.Sprintf("Cannot delete resource while nested resources exist. Some existing nested resource IDs include: '%s'.", child.ID), "")
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// operationShape adds to a finished operation's status what the
+// profile says the type's operations carry: the resource under
+// properties.output, other members. The caller holds s.mu.
+func (s *Server) operationShape(op *operation, body map[string]any) {
+	res := s.resources[op.Resource]
+	if res == nil || res.d == nil {
+		return
+	}
+	p := s.profileOf(res.d)
+	if p == nil || p.Operation == nil {
+		return
+	}
+	for _, m := range p.Operation.Members {
+		var v any
+		if json.Unmarshal(m.Value, &v) == nil {
+			body[m.Path] = v
+		}
+	}
+	if p.Operation.Output && op.Verb != http.MethodDelete {
+		var out any
+		if json.Unmarshal(res.rendered, &out) == nil {
+			body["properties"] = map[string]any{"output": out}
+		}
+	}
+}
+
 // regionOf is the region of a resource, for its operation URLs: its own
 // location, else its nearest ancestor's, else "global". The caller holds
 // s.mu.

@@ -125,3 +125,52 @@ func TestNoProfiles(t *testing.T) {
 	}
 	e.wait(resp)
 }
+
+// TestRecordedBehavioursBeyondTheSwagger checks that the emulator answers
+// as the recordings of issue 16 showed real ARM does where the swagger
+// says nothing (docs/emulator.md, "What the profiles learn").
+func TestRecordedBehavioursBeyondTheSwagger(t *testing.T) {
+	const (
+		dnsAPI  = "2020-06-01"
+		zone    = rg + "/providers/Microsoft.Network/privateDnsZones/example.com"
+		link    = zone + "/virtualNetworkLinks/l1"
+		sqlAPI  = "2021-11-01"
+		server  = rg + "/providers/Microsoft.Sql/servers/sql1"
+		alerts  = server + "/securityAlertPolicies/Default"
+		roleAPI = "2022-04-01"
+		role    = rg + "/providers/Microsoft.Authorization/roleDefinitions/00000000-0000-0000-0000-00000000000a"
+	)
+	e := start(t, fakearm.StartOptions{})
+	e.resourceGroup()
+
+	// Test_Networking_PrivateDnsZone_CRUD: a zone with a virtual network
+	// link refuses its DELETE with 409 CannotDeleteResource.
+	e.wait(e.do(http.MethodPut, zone, dnsAPI, map[string]any{"location": "global"}))
+	e.wait(e.do(http.MethodPut, link, dnsAPI, map[string]any{"location": "global", "properties": map[string]any{
+		"registrationEnabled": false, "virtualNetwork": map[string]any{"id": rg + "/providers/Microsoft.Network/virtualNetworks/vn1"}}}))
+	resp := e.do(http.MethodDelete, zone, dnsAPI, nil)
+	if code, _ := armCode(t, resp); resp.StatusCode != http.StatusConflict || code != "CannotDeleteResource" {
+		t.Errorf("DELETE of a zone with a link: %d %s, want 409 CannotDeleteResource", resp.StatusCode, code)
+	}
+	e.wait(e.do(http.MethodDelete, link, dnsAPI, nil))
+	if resp := e.do(http.MethodDelete, zone, dnsAPI, nil); resp.StatusCode >= 300 {
+		t.Errorf("DELETE of a zone without links: %d", resp.StatusCode)
+	}
+
+	// Test_SQL_Server_CRUD: a security alert policy's GET carries the
+	// secret storageAccountAccessKey, blanked ("").
+	e.wait(e.do(http.MethodPut, server, sqlAPI, map[string]any{"location": "eastus", "properties": map[string]any{"administratorLogin": "a", "administratorLoginPassword": "p"}}))
+	e.wait(e.do(http.MethodPut, alerts, sqlAPI, map[string]any{"properties": map[string]any{"state": "Enabled", "storageAccountAccessKey": "secret"}}))
+	got := decode(t, e.do(http.MethodGet, alerts, sqlAPI, nil))
+	if props, _ := got["properties"].(map[string]any); props["storageAccountAccessKey"] != "" {
+		t.Errorf("storageAccountAccessKey = %#v, want the recorded blank \"\"", props["storageAccountAccessKey"])
+	}
+
+	// Test_Authorization_RoleDefinition*: a DELETE answers 200 with what
+	// it deleted.
+	e.wait(e.do(http.MethodPut, role, roleAPI, map[string]any{"properties": map[string]any{"roleName": "r", "assignableScopes": []any{rg}, "permissions": []any{}}}))
+	resp = e.do(http.MethodDelete, role, roleAPI, nil)
+	if body := decode(t, resp); resp.StatusCode != http.StatusOK || body["id"] == nil {
+		t.Errorf("DELETE of a role definition: %d %v, want 200 with the definition", resp.StatusCode, body)
+	}
+}

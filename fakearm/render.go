@@ -58,6 +58,7 @@ func (s *Server) renderOnly(res *resource) {
 		props["provisioningState"] = res.State
 	}
 	s.profileDefaults(d, body)
+	s.profileAnswered(res, body)
 	serverDefaults(d, body)
 	placeholders(d, body, res)
 	s.joinEmbedded(res, body)
@@ -126,7 +127,7 @@ func serverDefaults(d *descriptor.Descriptor, body map[string]any) {
 
 // slot finds where the value at a path of property names goes: the parent
 // object and the last key, or nil when the path is taken or blocked by a
-// non-object. create makes missing parent objects.
+// non-object (a null is no value). create makes missing parent objects.
 func slot(body map[string]any, path descriptor.Path, create bool) (map[string]any, string) {
 	parent := body
 	for _, k := range path.Parent() {
@@ -141,7 +142,7 @@ func slot(body map[string]any, path descriptor.Path, create bool) (map[string]an
 		parent = next
 	}
 	last := path.Last()
-	if _, ok := parent[last]; ok {
+	if v, ok := parent[last]; ok && v != nil { // a null sent is nothing sent
 		return nil, ""
 	}
 	return parent, last

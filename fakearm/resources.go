@@ -243,6 +243,10 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 		return &requestError{status: http.StatusNotFound, code: "ResourceNotFound",
 			message: fmt.Sprintf("The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", pm.route.armType, strings.Join(pm.names, "/"), groupOf(p))}
 	}
+	if pr := s.profileOf(d); pr != nil && pr.ParentNotFound != nil {
+		return &requestError{status: pr.ParentNotFound.Status, code: pr.ParentNotFound.Code,
+			message: fmt.Sprintf("The Resource '%s' was not found: its parent '%s' does not exist.", m.id, p)}
+	}
 	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound",
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
 }
@@ -467,17 +471,27 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 		w.WriteHeader(status)
 		return
 	}
+	if s.deleteBlocked(w, d, key) {
+		return
+	}
 	lro, fsv := longRunning(d, "DELETE")
-	opStyle, status := style(http.MethodDelete, fsv), http.StatusOK
+	opStyle, status, withBody := style(http.MethodDelete, fsv), http.StatusOK, false
 	if ans := s.answerFor(d, http.MethodDelete, false); ans != nil {
 		lro, status = ans.LongRunning(), ans.Status
+		withBody = !ans.EmptyBody && status == http.StatusOK
 		if lro {
 			opStyle = styleOf(ans)
 		}
 	}
 	if !lro {
+		body := res.rendered
 		s.remove(key)
 		s.persist()
+		if withBody {
+			// Authorization answers a DELETE with what it deleted.
+			writeRaw(w, status, body)
+			return
+		}
 		w.WriteHeader(status)
 		return
 	}

@@ -430,6 +430,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete && d.HasVerb("DELETE"):
 		s.delete(rec, r, m, d)
 	default:
+		// A resource whose parent is gone is not found, whatever the verb
+		// (recorded: a DELETE of a SQL server's settings after the server).
+		s.mu.RLock()
+		e := s.checkParent(m, d)
+		s.mu.RUnlock()
+		if e != nil {
+			e.write(rec)
+			return
+		}
 		armError(rec, http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("The method %s is not allowed for %s.", r.Method, d.ARMType), "")
 	}
 }

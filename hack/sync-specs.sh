@@ -17,7 +17,7 @@ set -euo pipefail
 
 PINNED_COMMIT=a977c730fda43ab19c05373b32c7159d6f265e9a
 # Bump when the merged layout changes, so that existing spec roots are rebuilt.
-LAYOUT=2
+LAYOUT=3
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest="$root/specs/azure-rest-api-specs"
 
@@ -38,6 +38,29 @@ if [[ -n "${ARMATURE_SPECS:-}" ]]; then
   exit 0
 fi
 
+# merge SRC DST links every entry of SRC that DST lacks; where both hold a
+# folder (the curated folder of a service and the corpus' one, e.g. compute's
+# ComputeRP and DiskRP), the link is replaced by a real folder holding both.
+merge() {
+  local src=$1 dst=$2 e name
+  for e in "$src"/* "$src"/.[!.]*; do
+    [[ -e "$e" ]] || continue
+    name=$(basename "$e")
+    if [[ ! -e "$dst/$name" && ! -L "$dst/$name" ]]; then
+      ln -s "$e" "$dst/$name"
+    elif [[ -d "$e" && -d "$dst/$name" ]]; then
+      if [[ -L "$dst/$name" ]]; then
+        local first
+        first=$(readlink "$dst/$name")
+        rm "$dst/$name"
+        mkdir "$dst/$name"
+        merge "$first" "$dst/$name"
+      fi
+      merge "$e" "$dst/$name"
+    fi
+  done
+}
+
 shared_candidates=("$root/../shared/specs")
 origin=$(git -C "$root" remote get-url origin 2>/dev/null || true)
 [[ -n "$origin" && -d "$origin" ]] && shared_candidates+=("$origin/../shared/specs")
@@ -53,11 +76,7 @@ for s in "${shared_candidates[@]}"; do
   trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/specification"
   for src in "${sources[@]}"; do
-    for svc in "$src"/specification/*/; do
-      svc=${svc%/}
-      name=$(basename "$svc")
-      [[ -e "$tmp/specification/$name" ]] || ln -s "$svc" "$tmp/specification/$name"
-    done
+    merge "$src/specification" "$tmp/specification"
     echo "$src" >> "$tmp/.sources"
   done
   echo "$LAYOUT" > "$tmp/.layout"

@@ -3,10 +3,12 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/armature-dev/armature/fakearm/cassette"
@@ -114,6 +116,18 @@ type replayer struct {
 	// pending are operations started by setup, driven to their end after
 	// the next step.
 	pending []http.Header
+	// deferred are, by mutation step, the answers whose operation the
+	// recording polls in a later step: the emulator's operation is driven
+	// there, in place of the recorded polls, so that what the recording
+	// did meanwhile meets the operation still running (a Private DNS zone
+	// refuses deletion while its link's deletion runs).
+	deferred map[int]deferredOp
+}
+
+type deferredOp struct {
+	h    http.Header
+	path string
+	at   int // the last recorded poll
 }
 
 // Replay replays one cassette against an emulator.
@@ -121,19 +135,12 @@ func Replay(name string, c *cassette.Cassette, h http.Handler, opts Options) Rec
 	if opts.MaxPolls <= 0 {
 		opts.MaxPolls = 100
 	}
-	r := &replayer{opts: opts, h: h, c: c, ops: map[int]map[string]Answer{}}
+	r := &replayer{opts: opts, h: h, c: c, ops: map[int]map[string]Answer{}, deferred: map[int]deferredOp{}}
 	rec := Recording{File: name, Interactions: len(c.Interactions)}
 	steps := Steps(c)
 	setups := setupsOf(c, steps)
-	for si, st := range steps {
-		if s, ok := setups[si]; ok {
-			rec.Setup = append(rec.Setup, r.setup(s))
-		}
-		res := r.step(si, st, steps)
-		for _, hd := range r.pending {
-			r.drive(hd, "")
-		}
-		r.pending = nil
+	var postponed []int // Operation steps waiting for their deferred drive
+	add := func(res StepResult) {
 		rec.Steps = append(rec.Steps, res)
 		rec.Total++
 		if res.Match {
@@ -146,6 +153,42 @@ func Replay(name string, c *cassette.Cassette, h http.Handler, opts Options) Rec
 			}
 		}
 	}
+	// driveUpTo drives the deferred operations whose recorded polls ended
+	// before interaction i, then compares the steps that waited for them.
+	driveUpTo := func(i int) {
+		for _, mi := range slices.Sorted(maps.Keys(r.deferred)) {
+			if d := r.deferred[mi]; d.at < i {
+				delete(r.deferred, mi)
+				r.ops[mi] = r.drive(d.h, d.path)
+			}
+		}
+		var still []int
+		for _, si := range postponed {
+			if _, ok := r.deferred[steps[si].Of]; ok {
+				still = append(still, si)
+				continue
+			}
+			add(r.step(si, steps[si], steps))
+		}
+		postponed = still
+	}
+	for si, st := range steps {
+		driveUpTo(st.Interactions[0])
+		if s, ok := setups[si]; ok {
+			rec.Setup = append(rec.Setup, r.setup(s))
+		}
+		if _, ok := r.deferred[st.Of]; ok && st.Kind == Operation {
+			postponed = append(postponed, si)
+			continue
+		}
+		res := r.step(si, st, steps)
+		for _, hd := range r.pending {
+			r.drive(hd, "")
+		}
+		r.pending = nil
+		add(res)
+	}
+	driveUpTo(len(c.Interactions) + 1)
 	return rec
 }
 
@@ -160,7 +203,20 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 			res.Why = "type not served"
 			return res
 		}
-		got, ok := r.ops[st.Of][st.Via]
+		if d, ok := r.deferred[st.Of]; ok {
+			delete(r.deferred, st.Of)
+			r.ops[st.Of] = r.drive(d.h, d.path)
+		}
+		via := st.Via
+		var op struct{ Status string }
+		_ = json.Unmarshal([]byte(last.Response.Body), &op)
+		if last.Response.Code == http.StatusAccepted || op.Status != "" && !terminal(op.Status) {
+			// The recording stopped polling before the operation ended
+			// (it read the resource instead): compare the emulator's
+			// operation while it runs, its first poll.
+			via += firstPoll
+		}
+		got, ok := r.ops[st.Of][via]
 		if !ok {
 			res.Why = fmt.Sprintf("the emulator started no operation with a %s header", st.Via)
 			return res
@@ -181,7 +237,17 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 	got := answerOf(status, hd, body)
 	res.Emulator = &got
 	if st.Kind == Mutation {
-		r.ops[si] = r.drive(hd, st.Path)
+		at := -1
+		for _, o := range steps[si+1:] {
+			if o.Kind == Operation && o.Of == si {
+				at = max(at, o.Interactions[len(o.Interactions)-1])
+			}
+		}
+		if at >= 0 {
+			r.deferred[si] = deferredOp{h: hd.Clone(), path: st.Path, at: at}
+		} else {
+			r.ops[si] = r.drive(hd, st.Path)
+		}
 	}
 	res.Why = compare(st.Kind, res.Recorded, got)
 	res.Match = res.Why == ""
@@ -241,9 +307,12 @@ func (r *replayer) drive(h http.Header, resource string) map[string]Answer {
 	out := map[string]Answer{}
 	if u := h.Get(headerAsync); u != "" {
 		var a Answer
-		for range r.opts.MaxPolls {
+		for i := range r.opts.MaxPolls {
 			status, hd, body := r.sendURL(http.MethodGet, u, "")
 			a = answerOf(status, hd, body)
+			if i == 0 {
+				out[viaAsync+firstPoll] = a
+			}
 			var op struct{ Status string }
 			_ = json.Unmarshal(body, &op)
 			if status != http.StatusOK && status != http.StatusAccepted || terminal(op.Status) {
@@ -254,9 +323,12 @@ func (r *replayer) drive(h http.Header, resource string) map[string]Answer {
 	}
 	if u := h.Get(headerLocation); u != "" && !strings.EqualFold(headerPath(u), resource) {
 		var a Answer
-		for range r.opts.MaxPolls {
+		for i := range r.opts.MaxPolls {
 			status, hd, body := r.sendURL(http.MethodGet, u, "")
 			a = answerOf(status, hd, body)
+			if i == 0 {
+				out[viaLocation+firstPoll] = a
+			}
 			if status != http.StatusAccepted {
 				break
 			}
@@ -265,6 +337,9 @@ func (r *replayer) drive(h http.Header, resource string) map[string]Answer {
 	}
 	return out
 }
+
+// firstPoll suffixes a via for the first poll's answer.
+const firstPoll = "#first"
 
 func terminal(status string) bool {
 	switch strings.ToLower(status) {

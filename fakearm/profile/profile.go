@@ -46,6 +46,10 @@ type Type struct {
 	DeleteMissing *Answer `json:"deleteMissing,omitempty"`
 	// NotFound is the error of a GET of a resource that does not exist.
 	NotFound *Error `json:"notFound,omitempty"`
+	// ParentNotFound is the error for a resource whose parent resource
+	// does not exist (its group does): ARM's ParentResourceNotFound unless
+	// a recording shows otherwise (Network's subnets: ResourceNotFound).
+	ParentNotFound *Error `json:"parentNotFound,omitempty"`
 	// BeingDeleted is the error of a PUT while the resource is being
 	// deleted.
 	BeingDeleted *Error `json:"beingDeleted,omitempty"`
@@ -56,6 +60,51 @@ type Type struct {
 	// Defaults are values ARM's GET answers carry that the request left
 	// out, sorted by path.
 	Defaults []Default `json:"defaults,omitempty"`
+	// Answered are members ARM's answers carry whatever the request said,
+	// sorted by path: members the swagger does not define (App Service's
+	// properties.webSpace, a peering's routeServiceVips), and writeOnly or
+	// secret members ARM answers anyway, masked (SQL's
+	// storageAccountAccessKey: "") or echoing the request.
+	Answered []Member `json:"answered,omitempty"`
+	// DeleteBlocked answers a DELETE of a resource that still has children
+	// of some types (a Private DNS zone with virtual network links).
+	DeleteBlocked *Blocked `json:"deleteBlocked,omitempty"`
+	// Operation is what the type's finished operations answer at their
+	// Azure-AsyncOperation URL besides status, name, id and times.
+	Operation *Operation `json:"operation,omitempty"`
+}
+
+// Operation is the shape of a finished operation's status.
+type Operation struct {
+	// Output: the status names the resource under properties.output
+	// (Compute's disk operations).
+	Output bool `json:"output,omitempty"`
+	// Members are other members, with their values (CDN's
+	// "error": {"code": "None"}).
+	Members []Member `json:"members,omitempty"`
+	Source  string   `json:"source"`
+}
+
+// Member is a member ARM answers that the emulator would not otherwise
+// render.
+type Member struct {
+	// Path is the member's path, e.g. properties.webSpace.
+	Path string `json:"path"`
+	// Value is the value, as JSON. Strings may hold {subscriptionId},
+	// {resourceGroup}, {name} and {location}: the answering resource's.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Echo answers the value the request that made the resource sent.
+	Echo bool `json:"echo,omitempty"`
+	// Source says where this was learned.
+	Source string `json:"source"`
+}
+
+// Blocked is the refusal of a DELETE while children exist.
+type Blocked struct {
+	// Children are the ARM types whose presence blocks the DELETE.
+	Children []string `json:"children"`
+	Error    Error    `json:"error"`
+	Source   string   `json:"source"`
 }
 
 // Answer is how ARM answers one verb.

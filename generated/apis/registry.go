@@ -5,8 +5,12 @@ package apis
 
 import (
 	"encoding/json"
+	appconfigurationv20230301 "github.com/armature-dev/armature/generated/apis/appconfiguration/v20230301"
 	authorizationv20220401 "github.com/armature-dev/armature/generated/apis/authorization/v20220401"
+	cachev20240201 "github.com/armature-dev/armature/generated/apis/cache/v20240201"
 	cachev20240301 "github.com/armature-dev/armature/generated/apis/cache/v20240301"
+	cdnv20240201 "github.com/armature-dev/armature/generated/apis/cdn/v20240201"
+	computev20231002 "github.com/armature-dev/armature/generated/apis/compute/v20231002"
 	computev20240301 "github.com/armature-dev/armature/generated/apis/compute/v20240301"
 	containerservicev20240201 "github.com/armature-dev/armature/generated/apis/containerservice/v20240201"
 	documentdbv20240515 "github.com/armature-dev/armature/generated/apis/documentdb/v20240515"
@@ -17,6 +21,7 @@ import (
 	operationalinsightsv20230901 "github.com/armature-dev/armature/generated/apis/operationalinsights/v20230901"
 	resourcesv20240301 "github.com/armature-dev/armature/generated/apis/resources/v20240301"
 	servicebusv20211101 "github.com/armature-dev/armature/generated/apis/servicebus/v20211101"
+	signalrservicev20240301 "github.com/armature-dev/armature/generated/apis/signalrservice/v20240301"
 	sqlv20211101 "github.com/armature-dev/armature/generated/apis/sql/v20211101"
 	storagev20230101 "github.com/armature-dev/armature/generated/apis/storage/v20230101"
 	storagev20230501 "github.com/armature-dev/armature/generated/apis/storage/v20230501"
@@ -29,9 +34,13 @@ import (
 // Descriptors returns the descriptor of every generated kind.
 func Descriptors() []*descriptor.Descriptor {
 	var out []*descriptor.Descriptor
+	out = append(out, appconfigurationv20230301.Descriptors()...)
 	out = append(out, authorizationv20220401.Descriptors()...)
 	out = append(out, cachev20240301.Descriptors()...)
+	out = append(out, cachev20240201.Descriptors()...)
+	out = append(out, cdnv20240201.Descriptors()...)
 	out = append(out, computev20240301.Descriptors()...)
+	out = append(out, computev20231002.Descriptors()...)
 	out = append(out, containerservicev20240201.Descriptors()...)
 	out = append(out, documentdbv20240515.Descriptors()...)
 	out = append(out, keyvaultv20230701.Descriptors()...)
@@ -41,6 +50,7 @@ func Descriptors() []*descriptor.Descriptor {
 	out = append(out, operationalinsightsv20230901.Descriptors()...)
 	out = append(out, resourcesv20240301.Descriptors()...)
 	out = append(out, servicebusv20211101.Descriptors()...)
+	out = append(out, signalrservicev20240301.Descriptors()...)
 	out = append(out, sqlv20211101.Descriptors()...)
 	out = append(out, storagev20230501.Descriptors()...)
 	out = append(out, storagev20230101.Descriptors()...)
@@ -69,9 +79,13 @@ func Defaults() map[schema.GroupVersionKind]map[string]any {
 // AddToScheme registers every generated kind.
 func AddToScheme(s *runtime.Scheme) error {
 	for _, add := range []func(*runtime.Scheme) error{
+		appconfigurationv20230301.AddToScheme,
 		authorizationv20220401.AddToScheme,
 		cachev20240301.AddToScheme,
+		cachev20240201.AddToScheme,
+		cdnv20240201.AddToScheme,
 		computev20240301.AddToScheme,
+		computev20231002.AddToScheme,
 		containerservicev20240201.AddToScheme,
 		documentdbv20240515.AddToScheme,
 		keyvaultv20230701.AddToScheme,
@@ -81,6 +95,7 @@ func AddToScheme(s *runtime.Scheme) error {
 		operationalinsightsv20230901.AddToScheme,
 		resourcesv20240301.AddToScheme,
 		servicebusv20211101.AddToScheme,
+		signalrservicev20240301.AddToScheme,
 		sqlv20211101.AddToScheme,
 		storagev20230501.AddToScheme,
 		storagev20230101.AddToScheme,

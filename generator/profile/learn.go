@@ -132,10 +132,202 @@ func (l *learner) learn(k *model.Kind, ev *evidence) profile.Type {
 		t.NotFound = notFoundRule(r.ARMType)
 	}
 	t.BeingDeleted = pickError(ev.beingDeleted)
+	t.ParentNotFound = pickError(ev.parentNotFound)
 	t.Name = l.nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
 	t.Defaults = defaults(k.Table, ev.gets)
+	t.Answered = answered(k.Table, append(slices.Clip(ev.gets), ev.puts...), r.Singleton != "")
+	t.DeleteBlocked = pickBlocked(ev.blocked)
+	t.Operation = operationShape(ev.ops)
 	return t
+}
+
+// operationShape is what recorded finished operation statuses carry
+// besides ARM's status, name, id and times, or nil.
+func operationShape(ops []seen) *profile.Operation {
+	if len(ops) == 0 {
+		return nil
+	}
+	o := &profile.Operation{}
+	var where []string
+	members := map[string]json.RawMessage{}
+	for _, s := range ops {
+		for k, v := range s.body {
+			switch k {
+			case "status", "name", "id", "startTime", "endTime", "percentComplete":
+				continue
+			case "properties":
+				if p, ok := v.(map[string]any); ok && p["output"] != nil {
+					o.Output = true
+					where = append(where, s.where)
+				}
+				continue
+			}
+			if v == nil {
+				continue
+			}
+			if _, ok := members[k]; !ok {
+				b, err := json.Marshal(v)
+				if err != nil {
+					continue
+				}
+				members[k] = b
+				where = append(where, s.where)
+			}
+		}
+	}
+	if !o.Output && len(members) == 0 {
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		o.Members = append(o.Members, profile.Member{Path: k, Value: members[k], Source: "recorded"})
+	}
+	slices.Sort(where)
+	o.Source = recorded(slices.Compact(where))
+	return o
+}
+
+// pickBlocked is the refusal of a DELETE while children exist that most
+// recordings show, or nil.
+func pickBlocked(obs []seen) *profile.Blocked {
+	if len(obs) == 0 {
+		return nil
+	}
+	e := pickError(obs)
+	b := &profile.Blocked{Error: profile.Error{Status: e.Status, Code: e.Code, Gateway: e.Gateway}, Source: e.Source}
+	for _, o := range obs {
+		for _, c := range o.children {
+			if !slices.Contains(b.Children, c) {
+				b.Children = append(b.Children, c)
+			}
+		}
+	}
+	slices.Sort(b.Children)
+	return b
+}
+
+// answered are the members recorded GET answers carry, at the top level
+// and under properties, that the emulator would not render from the
+// swagger: members the swagger does not define, with their values
+// templated by the answering resource's names (the most frequent value
+// wins), and writeOnly or secret members ARM answers anyway — echoing the
+// request when the answer starts with what the request sent, else masked
+// with the recorded constant.
+func answered(t *classify.Table, gets []seen, singleton bool) []profile.Member {
+	type tally struct {
+		count map[string]int
+		where map[string][]string
+		echo  []string
+	}
+	found := map[string]*tally{}
+	get := func(key string) *tally {
+		if found[key] == nil {
+			found[key] = &tally{count: map[string]int{}, where: map[string][]string{}}
+		}
+		return found[key]
+	}
+	note := func(path descriptor.Path, v, sent any, g seen) {
+		if v == nil {
+			return
+		}
+		c, known := t.Class(path)
+		switch {
+		case !known:
+		case c == classify.WriteOnly || c == classify.Secret:
+			if s, ok := sent.(string); ok && s != "" {
+				if vs, ok := v.(string); ok && strings.HasPrefix(vs, s) {
+					tl := get(path.String())
+					tl.echo = append(tl.echo, g.where)
+					return
+				}
+			}
+		default:
+			return
+		}
+		b, err := json.Marshal(templated(v, g.path, singleton))
+		if err != nil {
+			return
+		}
+		tl := get(path.String())
+		tl.count[string(b)]++
+		tl.where[string(b)] = append(tl.where[string(b)], g.where)
+	}
+	for _, g := range gets {
+		for k, v := range g.body {
+			switch k {
+			case "id", "name", "type", "etag", "systemData", "location", "properties":
+				continue
+			}
+			note(descriptor.P(k), v, g.request[k], g)
+		}
+		props, _ := g.body["properties"].(map[string]any)
+		sent, _ := g.request["properties"].(map[string]any)
+		for k, v := range props {
+			note(descriptor.P("properties", k), v, sent[k], g)
+		}
+	}
+	var out []profile.Member
+	for _, key := range slices.Sorted(maps.Keys(found)) {
+		tl := found[key]
+		best := ""
+		for v, n := range tl.count {
+			if n > tl.count[best] || n == tl.count[best] && v < best {
+				best = v
+			}
+		}
+		if len(tl.echo) >= tl.count[best] {
+			out = append(out, profile.Member{Path: key, Echo: true, Source: recorded(tl.echo)})
+			continue
+		}
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, []byte(best))
+		out = append(out, profile.Member{Path: key, Value: json.RawMessage(buf.Bytes()), Source: recorded(tl.where[best])})
+	}
+	return out
+}
+
+// templated replaces, in the strings of a recorded value, the answering
+// resource's subscription, group and name by {subscriptionId},
+// {resourceGroup} and {name} (a singleton's fixed name is kept).
+func templated(v any, path string, singleton bool) any {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var pairs []string
+	if !singleton && len(segs) > 0 && len(segs[len(segs)-1]) >= 3 {
+		pairs = append(pairs, segs[len(segs)-1], "{name}")
+	}
+	for i := 0; i+1 < len(segs); i++ {
+		switch strings.ToLower(segs[i]) {
+		case "resourcegroups":
+			pairs = append(pairs, segs[i+1], "{resourceGroup}")
+		case "subscriptions":
+			pairs = append(pairs, segs[i+1], "{subscriptionId}")
+		}
+	}
+	if len(pairs) == 0 {
+		return v
+	}
+	r := strings.NewReplacer(pairs...)
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return r.Replace(x)
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[k] = walk(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	return walk(v)
 }
 
 // codeSet counts the x-ms-examples that list each response code.
@@ -393,7 +585,7 @@ func defaults(t *classify.Table, gets []seen) []profile.Default {
 			case "id", "name", "type", "etag", "systemData", "location", "properties":
 				continue
 			}
-			if _, sent := g.request[k]; !sent {
+			if sv, sent := g.request[k]; !sent || sv == nil { // a null sent is nothing sent
 				note(descriptor.P(k), v, g.where)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -199,5 +200,57 @@ func TestAllowedRegions(t *testing.T) {
 	got := allowedRegions(object(`{"error":{"code":"LocationNotAvailableForResourceGroup","message":"The provided location 'x' is not available for resource group. List of available regions is 'centralus,eastasia'."}}`))
 	if diff := cmp.Diff([]string{"centralus", "eastasia"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLearnsWhatARMAnswersBeyondTheSwagger reads the behaviours issue 16's
+// recordings showed the swagger does not say: a DELETE refused while
+// children exist, the members of finished operation statuses, the error
+// for a resource whose parent was deleted, and members ARM answers that
+// the schema lacks (templated by the resource's names).
+func TestLearnsWhatARMAnswersBeyondTheSwagger(t *testing.T) {
+	link := account + "/links/l1"
+	op := host + sub + "/providers/Microsoft.Contoso/locations/westus2/operations/7"
+	m := matcher()
+	m.add("Microsoft.Contoso/widgets/links", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/links/{linkName}")
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 201, body: `{"name":"rg"}`},
+		step{method: "PUT", path: account, code: 201, headers: map[string]string{"Azure-AsyncOperation": op}, body: `{"name":"w1"}`},
+		step{method: "GET", path: sub + "/providers/Microsoft.Contoso/locations/westus2/operations/7", code: 200, body: `{"status":"Succeeded","error":{"code":"None"},"properties":{"output":{"name":"w1"}}}`},
+		step{method: "GET", path: account, code: 200, body: `{"name":"w1","properties":{"webSpace":"rg-westus","mdmId":"w1-mdm"}}`},
+		step{method: "PUT", path: link, code: 201, body: `{"name":"l1"}`},
+		step{method: "DELETE", path: account, code: 409, body: `{"error":{"code":"CannotDeleteResource"}}`},
+		step{method: "DELETE", path: link, code: 200},
+		step{method: "DELETE", path: account, code: 200},
+		step{method: "GET", path: link, code: 404, body: `{"error":{"code":"ResourceNotFound"}}`},
+	)
+	evs := gather([]Recording{{Name: "t.yaml", Cassette: c}}, m)
+	w, l := evs["microsoft.contoso/widgets"], evs["microsoft.contoso/widgets/links"]
+	if w == nil || l == nil {
+		t.Fatalf("evidence: %v", evs)
+	}
+	b := pickBlocked(w.blocked)
+	if b == nil || b.Error.Code != "CannotDeleteResource" || b.Error.Status != 409 || !cmp.Equal(b.Children, []string{"Microsoft.Contoso/widgets/links"}) {
+		t.Errorf("deleteBlocked = %+v, want 409 CannotDeleteResource while links exist", b)
+	}
+	o := operationShape(w.ops)
+	if o == nil || !o.Output || len(o.Members) != 1 || o.Members[0].Path != "error" || string(o.Members[0].Value) != `{"code":"None"}` {
+		t.Errorf("operation = %+v, want output and error {code: None}", o)
+	}
+	if e := pickError(l.parentNotFound); e == nil || e.Code != "ResourceNotFound" {
+		t.Errorf("parentNotFound = %+v, want the recorded ResourceNotFound of a link whose widget is gone", e)
+	}
+	if len(l.notFound) != 0 {
+		t.Errorf("notFound = %+v: a 404 under a deleted parent says nothing of a missing link", l.notFound)
+	}
+	got := answered(&classify.Table{}, w.gets, false)
+	want := []profile.Member{
+		// A name shorter than three letters is not templated: it would
+		// match inside unrelated words.
+		{Path: "properties.mdmId", Value: []byte(`"w1-mdm"`), Source: "recorded 1×: t.yaml #3"},
+		{Path: "properties.webSpace", Value: []byte(`"{resourceGroup}-westus"`), Source: "recorded 1×: t.yaml #3"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answered (-want +got):\n%s", diff)
 	}
 }

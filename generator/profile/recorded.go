@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,6 +72,11 @@ type seen struct {
 	// body and request are a GET answer and the request body of the PUT
 	// that made the resource.
 	body, request map[string]any
+	// path is the resource's path.
+	path string
+	// children are the ARM types of the children present at a refused
+	// DELETE.
+	children []string
 }
 
 // evidence is what the recordings show for one ARM type.
@@ -81,6 +87,14 @@ type evidence struct {
 	beingDeleted []seen
 	refused      []seen // PUTs answered 400
 	gets         []seen
+	puts         []seen // PUTs answered 200 or 201 with a body
+	// blocked are DELETEs answered 409 while children existed.
+	blocked []seen
+	// ops are the finished statuses of the type's operations.
+	ops []seen
+	// parentNotFound are 404s of a resource whose parent resource was
+	// deleted (its group exists).
+	parentNotFound []seen
 }
 
 // Cases of answers.
@@ -121,8 +135,16 @@ func (m *typeMatcher) match(path string) (string, bool) {
 func gather(recs []Recording, m *typeMatcher) map[string]*evidence {
 	out := map[string]*evidence{}
 	for _, rec := range recs {
-		w := walker{out: out, m: m, rec: rec, present: map[string]bool{}, touched: map[string]bool{}, created: map[string]bool{}, gone: map[string]bool{}, request: map[string]map[string]any{}}
-		for i, it := range rec.Cassette.Interactions {
+		w := walker{out: out, m: m, rec: rec, present: map[string]bool{}, touched: map[string]bool{}, created: map[string]bool{}, gone: map[string]bool{}, deleting: map[string]bool{}, request: map[string]map[string]any{}, ops: map[string]string{}}
+		its := rec.Cassette.Interactions
+		for i, it := range its {
+			// A run of identical GETs waited for a state: only its last
+			// answer says how ARM ends up answering (the first may be the
+			// provider's own 404 of a resource it just deleted, the last
+			// the gateway's), as fakearm/conformance compares it.
+			if i+1 < len(its) && it.Request.Method == http.MethodGet && its[i+1].Request.Method == http.MethodGet && strings.EqualFold(its[i+1].Request.URL, it.Request.URL) {
+				continue
+			}
 			w.interaction(i, it)
 		}
 	}
@@ -133,16 +155,27 @@ type walker struct {
 	out     map[string]*evidence
 	m       *typeMatcher
 	rec     Recording
-	present map[string]bool           // lower path → exists
-	touched map[string]bool           // lower path → written before
-	created map[string]bool           // lower path → created by a PUT answered 201
-	gone    map[string]bool           // lower resource group path → deleted
-	request map[string]map[string]any // lower path → body of the PUT that made it
+	present map[string]bool // lower path → exists
+	touched map[string]bool // lower path → written before
+	created map[string]bool // lower path → created by a PUT answered 201
+	gone    map[string]bool // lower resource group path → deleted
+	// deleting are resource groups whose DELETE was accepted (202) and
+	// not yet seen gone: their providers still answer for what is in them.
+	deleting map[string]bool
+	request  map[string]map[string]any // lower path → body of the PUT that made it
+	ops      map[string]string         // lower Azure-AsyncOperation path → lower ARM type
 }
 
 func (w *walker) interaction(i int, it cassette.Interaction) {
 	path := it.Path()
 	lp := strings.ToLower(path)
+	if t, ok := w.ops[lp]; ok && it.Request.Method == http.MethodGet {
+		body := object(it.Response.Body)
+		if st, _ := body["status"].(string); strings.EqualFold(st, "Succeeded") && w.out[t] != nil {
+			w.out[t].ops = append(w.out[t].ops, seen{where: fmt.Sprintf("%s #%d", w.rec.Name, i), body: body})
+		}
+		return
+	}
 	armType, ok := w.m.match(path)
 	if !ok {
 		return
@@ -154,8 +187,17 @@ func (w *walker) interaction(i int, it cassette.Interaction) {
 	}
 	where := fmt.Sprintf("%s #%d", w.rec.Name, i)
 	resp := it.Response
+	if u := resp.Headers.Get("Azure-Asyncoperation"); u != "" && it.Request.Method != http.MethodGet {
+		if pu, err := url.Parse(u); err == nil {
+			w.ops[strings.ToLower(pu.Path)] = strings.ToLower(armType)
+		}
+	}
 	ok2xx := resp.Code >= 200 && resp.Code < 300
 	body := object(resp.Body)
+	if resp.Code == http.StatusNotFound && !w.present[lp] && w.parentGone(lp) {
+		ev.parentNotFound = append(ev.parentNotFound, seen{where: where, err: errorOf(resp)})
+		return
+	}
 	switch it.Request.Method {
 	case http.MethodPut:
 		if !w.touched[lp] && resp.Code == http.StatusOK && !w.created[groupOf(lp)] {
@@ -171,6 +213,9 @@ func (w *walker) interaction(i int, it cassette.Interaction) {
 			ev.answers[c] = append(ev.answers[c], seen{where: where, answer: answerOf(resp, path)})
 			w.present[lp] = true
 			w.request[lp] = object(it.Request.Body)
+			if body != nil && (resp.Code == http.StatusOK || resp.Code == http.StatusCreated) {
+				ev.puts = append(ev.puts, seen{where: where, body: body, request: w.request[lp], path: path})
+			}
 			if resp.Code == http.StatusCreated {
 				w.created[lp] = true
 			}
@@ -187,6 +232,20 @@ func (w *walker) interaction(i int, it cassette.Interaction) {
 		}
 	case http.MethodDelete:
 		w.touched[lp] = true
+		if resp.Code == http.StatusConflict && w.present[lp] {
+			var children []string
+			for k, ok := range w.present {
+				if ok && strings.HasPrefix(k, lp+"/") {
+					if t, ok := w.m.match(k); ok && !slices.Contains(children, t) {
+						children = append(children, t)
+					}
+				}
+			}
+			if len(children) > 0 {
+				sort.Strings(children)
+				ev.blocked = append(ev.blocked, seen{where: where, err: errorOf(resp), children: children})
+			}
+		}
 		if !ok2xx {
 			return
 		}
@@ -202,14 +261,22 @@ func (w *walker) interaction(i int, it cassette.Interaction) {
 			}
 		}
 		if groupOf(lp) == lp {
-			w.gone[lp] = true
+			if resp.Code == http.StatusAccepted {
+				w.deleting[lp] = true
+			} else {
+				w.gone[lp] = true
+			}
 		}
 	case http.MethodGet:
+		if groupOf(lp) == lp && resp.Code == http.StatusNotFound && w.deleting[lp] {
+			delete(w.deleting, lp)
+			w.gone[lp] = true
+		}
 		switch {
 		case resp.Code == http.StatusNotFound && !w.present[lp] && w.parentPresent(lp):
 			ev.notFound = append(ev.notFound, seen{where: where, err: errorOf(resp)})
 		case resp.Code == http.StatusOK && body != nil:
-			ev.gets = append(ev.gets, seen{where: where, body: body, request: w.request[lp]})
+			ev.gets = append(ev.gets, seen{where: where, body: body, request: w.request[lp], path: path})
 		}
 	}
 }
@@ -223,8 +290,29 @@ func (w *walker) parentPresent(lp string) bool {
 		return true
 	case w.gone[g]:
 		return false
+	case w.deleting[g]:
+		return true
 	}
 	return w.present[g] || !w.touched[g]
+}
+
+// parentGone reports whether the parent resource of a lower-case path
+// (not its group) was deleted while its group exists.
+func (w *walker) parentGone(lp string) bool {
+	segs := strings.Split(strings.Trim(lp, "/"), "/")
+	if len(segs) < 4 {
+		return false
+	}
+	segs = segs[:len(segs)-2]
+	if len(segs) >= 2 && segs[len(segs)-2] == "providers" {
+		segs = segs[:len(segs)-2]
+	}
+	parent := "/" + strings.Join(segs, "/")
+	g := groupOf(lp)
+	if parent == g || g == "" || !w.parentPresent(lp) {
+		return false
+	}
+	return w.touched[parent] && !w.present[parent]
 }
 
 // answerOf reads an answer's shape.

@@ -59,7 +59,7 @@ func dirExists(p string) bool {
 // knownGaps are the recordings whose types became generated with issue 15
 // (Network, Web, role assignments) and that do not play back yet, each with
 // what goes wrong. They are skipped, not hidden: remove an entry when its
-// cause is fixed; the 14 recordings that play back must keep doing so.
+// cause is fixed; the recordings that play back must keep doing so.
 var knownGaps = map[string]string{
 	"Test_Authorization_RoleAssignment_OnResourceGroup_CRUD":          "the objects built from the recording give an extension kind no spec.owner (its scope's group/kind/name or armId)",
 	"Test_Authorization_RoleAssignment_OnStorageAccount_CRUD":         "the objects built from the recording give an extension kind no spec.owner (its scope's group/kind/name or armId)",
@@ -72,6 +72,16 @@ var knownGaps = map[string]string{
 	"Test_Networking_VirtualNetworkPeering_CRUD":                      "the peering's deletion does not complete against the recorded answers",
 	"Test_Web_ServerFarm_CRUD":                                        "fails within a second of the start: not investigated yet",
 	"Test_Web_Site_CRUD":                                              "fails within a second of the start: not investigated yet",
+	// Issue 16's second round: recordings whose types became generated
+	// (the emulator serves every type the recordings touch).
+	"Test_Authorization_RoleDefinitionResourceGroupScope_CRUD": "the objects built from the recording give an extension kind no spec.owner (OwnerRequired)",
+	"Test_Authorization_RoleDefinitionSubscriptionScope_CRUD":  "a definition at subscription scope: its parent, the subscription, has no object to own it",
+	"Test_CDN_Profile_CRUD":                                    "the recording writes resourcegroups in lower case; the playback matches the endpoint's DELETE by exact path and finds no answer",
+	"Test_Cache_RedisEnterprise_CRUD":                          "the database (singleton default) is deleted with its cluster in the recording; the operator's own DELETE of it never completes",
+	"Test_Compute_DiskEncryptionSet_CRUD":                      "the key's GET after its PUT has no recorded answer in the key's state (Key Vault keys are created synchronously)",
+	"Test_Compute_Image_CRUD":                                  "the image's deletion does not complete against the recorded answers",
+	"Test_Networking_NetworkSecurityGroup_CRUD":                "the security rule's deletion does not complete against the recorded answers (an embedded child deleted with its group)",
+	"Test_Networking_PrivateEndpoint_CRUD":                     "the recording's DNS zone group DELETE lost a race with the endpoint's (400 ReferencedResourceNotProvisioned); the operator's retry has no answer",
 }
 
 // TestPlayback reconciles, against each recording whose types are all

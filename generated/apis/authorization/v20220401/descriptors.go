@@ -116,6 +116,146 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 	Version: "v20220401",
 }
 
+// RoleDefinitionDescriptor describes RoleDefinition to the reconciler, the webhook and the ARM emulator.
+var RoleDefinitionDescriptor = descriptor.Descriptor{
+	APIVersion:    "2022-04-01",
+	ARMType:       "Microsoft.Authorization/roleDefinitions",
+	Group:         "authorization.azure.armature.dev",
+	Kind:          "RoleDefinition",
+	ListPaths:     []string{"/{scope}/providers/Microsoft.Authorization/roleDefinitions"},
+	NameParameter: "roleDefinitionId",
+	PathTemplate:  "/{scope}/providers/Microsoft.Authorization/roleDefinitions/{roleDefinitionId}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "assignableScopes"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "createdBy"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "createdOn"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "description"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "permissions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "permissions", descriptor.Items, "actions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "permissions", descriptor.Items, "dataActions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "permissions", descriptor.Items, "notActions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "permissions", descriptor.Items, "notDataActions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "roleName"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "type"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "updatedBy"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "updatedOn"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeExtension,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "assignableScopes"},
+		},
+		{
+			JSON: "\"Role description\"",
+			Path: descriptor.Path{"properties", "description"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "permissions"},
+		},
+		{
+			JSON: "\"Role name\"",
+			Path: descriptor.Path{"properties", "roleName"},
+		},
+		{
+			JSON: "\"roletype\"",
+			Path: descriptor.Path{"properties", "type"},
+		},
+	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20220401",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -128,5 +268,6 @@ func DefaultsFor(kind string) map[string]string {
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&RoleAssignmentDescriptor,
+		&RoleDefinitionDescriptor,
 	}
 }

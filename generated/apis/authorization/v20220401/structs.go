@@ -2,6 +2,40 @@
 
 package v20220401
 
+// Role definition permissions.
+type Permission struct {
+	// Allowed actions.
+	// +optional
+	Actions []string `json:"actions,omitempty"`
+
+	// Allowed Data actions.
+	// +optional
+	DataActions []string `json:"dataActions,omitempty"`
+
+	// Denied actions.
+	// +optional
+	NotActions []string `json:"notActions,omitempty"`
+
+	// Denied Data actions.
+	// +optional
+	NotDataActions []string `json:"notDataActions,omitempty"`
+}
+
+// Role definition permissions.
+type Permission_STATUS struct {
+	// Allowed actions.
+	Actions []string `json:"actions,omitempty"`
+
+	// Allowed Data actions.
+	DataActions []string `json:"dataActions,omitempty"`
+
+	// Denied actions.
+	NotActions []string `json:"notActions,omitempty"`
+
+	// Denied Data actions.
+	NotDataActions []string `json:"notDataActions,omitempty"`
+}
+
 // Role assignment properties.
 type RoleAssignmentProperties struct {
 	// The conditions on the role assignment. This limits the resources it can be assigned to. e.g.: @Resource[Microsoft.Storage/storageAccounts/blobServices/containers:ContainerName] StringEqualsIgnoreCase 'foo_storage_container'
@@ -64,6 +98,59 @@ type RoleAssignmentProperties_STATUS struct {
 
 	// The role assignment scope.
 	Scope *string `json:"scope,omitempty"`
+
+	// Id of the user who updated the assignment
+	UpdatedBy *string `json:"updatedBy,omitempty"`
+
+	// Time it was updated
+	UpdatedOn *string `json:"updatedOn,omitempty"`
+}
+
+// Role definition properties.
+type RoleDefinitionProperties struct {
+	// Role definition assignable scopes.
+	// +optional
+	AssignableScopes []string `json:"assignableScopes,omitempty"`
+
+	// The role definition description.
+	// +optional
+	Description *string `json:"description,omitempty"`
+
+	// Role definition permissions.
+	// +optional
+	Permissions []Permission `json:"permissions,omitempty"`
+
+	// The role name.
+	// +optional
+	RoleName *string `json:"roleName,omitempty"`
+
+	// The role type.
+	// +optional
+	RoleType *string `json:"type,omitempty"`
+}
+
+// Role definition properties.
+type RoleDefinitionProperties_STATUS struct {
+	// Role definition assignable scopes.
+	AssignableScopes []string `json:"assignableScopes,omitempty"`
+
+	// Id of the user who created the assignment
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// Time it was created
+	CreatedOn *string `json:"createdOn,omitempty"`
+
+	// The role definition description.
+	Description *string `json:"description,omitempty"`
+
+	// Role definition permissions.
+	Permissions []Permission_STATUS `json:"permissions,omitempty"`
+
+	// The role name.
+	RoleName *string `json:"roleName,omitempty"`
+
+	// The role type.
+	RoleType *string `json:"type,omitempty"`
 
 	// Id of the user who updated the assignment
 	UpdatedBy *string `json:"updatedBy,omitempty"`

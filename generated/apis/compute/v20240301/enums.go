@@ -2,7 +2,7 @@
 
 package v20240301
 
-// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage**
+// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage.**
 // +kubebuilder:validation:Enum="None";"ReadOnly";"ReadWrite"
 type CachingTypes string
 
@@ -115,6 +115,16 @@ const (
 	ExtendedLocationTypes_EdgeZone ExtendedLocationTypes = "EdgeZone"
 )
 
+// Specifies the HyperVGeneration Type
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type HyperVGenerationTypes string
+
+// Values of HyperVGenerationTypes.
+const (
+	HyperVGenerationTypes_V1 HyperVGenerationTypes = "V1"
+	HyperVGenerationTypes_V2 HyperVGenerationTypes = "V2"
+)
+
 // Available from Api-Version 2017-03-30 onwards, it represents whether the specific ipconfiguration is IPv4 or IPv6. Default is taken as IPv4.  Possible values are: 'IPv4' and 'IPv6'.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type IPVersion string
@@ -210,7 +220,19 @@ const (
 	NetworkInterfaceAuxiliarySku_None NetworkInterfaceAuxiliarySku = "None"
 )
 
-// This property allows you to specify the type of the OS that is included in the disk if creating a VM from user-image or a specialized VHD. Possible values are: **Windows,** **Linux.**
+// The OS State. For managed images, use Generalized.
+// +kubebuilder:validation:Enum="Generalized";"Specialized"
+type OperatingSystemStateTypes string
+
+// Values of OperatingSystemStateTypes.
+const (
+	// Generalized image. Needs to be provisioned during deployment time.
+	OperatingSystemStateTypes_Generalized OperatingSystemStateTypes = "Generalized"
+	// Specialized image. Contains already provisioned OS Disk.
+	OperatingSystemStateTypes_Specialized OperatingSystemStateTypes = "Specialized"
+)
+
+// This property allows you to specify the type of the OS that is included in the disk if creating a VM from a custom image. Possible values are: **Windows,** **Linux.**
 // +kubebuilder:validation:Enum="Linux";"Windows"
 type OperatingSystemTypes string
 

@@ -250,6 +250,58 @@ type BootDiagnostics_STATUS struct {
 	StorageUri *string `json:"storageUri,omitempty"`
 }
 
+// CapacityReservationGroupInstanceView_STATUS is generated from specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/capacityReservation.json#/definitions/CapacityReservationGroupInstanceView.
+type CapacityReservationGroupInstanceView_STATUS struct {
+	// List of instance view of the capacity reservations under the capacity reservation group.
+	CapacityReservations []CapacityReservationInstanceViewWithName_STATUS `json:"capacityReservations,omitempty"`
+
+	// List of the subscriptions that the capacity reservation group is shared with. **Note:** Minimum api-version: 2024-03-01. Please refer to https://aka.ms/computereservationsharing for more details.
+	SharedSubscriptionIds []SubResourceReadOnly_STATUS `json:"sharedSubscriptionIds,omitempty"`
+}
+
+// capacity reservation group Properties.
+type CapacityReservationGroupProperties struct {
+	// Specifies the settings to enable sharing across subscriptions for the capacity reservation group resource. Pls. keep in mind the capacity reservation group resource generally can be shared across subscriptions belonging to a single azure AAD tenant or cross AAD tenant if there is a trust relationship established between the AAD tenants. **Note:** Minimum api-version: 2024-03-01. Please refer to https://aka.ms/computereservationsharing for more details.
+	// +optional
+	SharingProfile *ResourceSharingProfile `json:"sharingProfile,omitempty"`
+}
+
+// capacity reservation group Properties.
+type CapacityReservationGroupProperties_STATUS struct {
+	// A list of all capacity reservation resource ids that belong to capacity reservation group.
+	CapacityReservations []SubResourceReadOnly_STATUS `json:"capacityReservations,omitempty"`
+
+	// The capacity reservation group instance view which has the list of instance views for all the capacity reservations that belong to the capacity reservation group.
+	InstanceView *CapacityReservationGroupInstanceView_STATUS `json:"instanceView,omitempty"`
+
+	// Specifies the settings to enable sharing across subscriptions for the capacity reservation group resource. Pls. keep in mind the capacity reservation group resource generally can be shared across subscriptions belonging to a single azure AAD tenant or cross AAD tenant if there is a trust relationship established between the AAD tenants. **Note:** Minimum api-version: 2024-03-01. Please refer to https://aka.ms/computereservationsharing for more details.
+	SharingProfile *ResourceSharingProfile_STATUS `json:"sharingProfile,omitempty"`
+
+	// A list of references to all virtual machines associated to the capacity reservation group.
+	VirtualMachinesAssociated []SubResourceReadOnly_STATUS `json:"virtualMachinesAssociated,omitempty"`
+}
+
+// The instance view of a capacity reservation that includes the name of the capacity reservation. It is used for the response to the instance view of a capacity reservation group.
+type CapacityReservationInstanceViewWithName_STATUS struct {
+	// The name of the capacity reservation.
+	Name *string `json:"name,omitempty"`
+
+	// The resource status information.
+	Statuses []InstanceViewStatus_STATUS `json:"statuses,omitempty"`
+
+	// Unutilized capacity of the capacity reservation.
+	UtilizationInfo *CapacityReservationUtilization_STATUS `json:"utilizationInfo,omitempty"`
+}
+
+// The instance view of a capacity reservation that provides as snapshot of the runtime properties of the capacity reservation that is managed by the platform and can change outside of control plane operations.
+type CapacityReservationInstanceView_STATUS struct {
+	// The resource status information.
+	Statuses []InstanceViewStatus_STATUS `json:"statuses,omitempty"`
+
+	// Unutilized capacity of the capacity reservation.
+	UtilizationInfo *CapacityReservationUtilization_STATUS `json:"utilizationInfo,omitempty"`
+}
+
 // The parameters of a capacity reservation Profile.
 type CapacityReservationProfile struct {
 	// Specifies the capacity reservation group resource id that should be used for allocating the virtual machine or scaleset vm instances provided enough capacity has been reserved. Please refer to https://aka.ms/CapacityReservation for more details.
@@ -261,6 +313,42 @@ type CapacityReservationProfile struct {
 type CapacityReservationProfile_STATUS struct {
 	// Specifies the capacity reservation group resource id that should be used for allocating the virtual machine or scaleset vm instances provided enough capacity has been reserved. Please refer to https://aka.ms/CapacityReservation for more details.
 	CapacityReservationGroup *SubResource_STATUS `json:"capacityReservationGroup,omitempty"`
+}
+
+// Properties of the Capacity reservation.
+type CapacityReservationProperties struct{}
+
+// Properties of the Capacity reservation.
+type CapacityReservationProperties_STATUS struct {
+	// The Capacity reservation instance view.
+	InstanceView *CapacityReservationInstanceView_STATUS `json:"instanceView,omitempty"`
+
+	// Specifies the value of fault domain count that Capacity Reservation supports for requested VM size. **Note:** The fault domain count specified for a resource (like virtual machines scale set) must be less than or equal to this value if it deploys using capacity reservation. Minimum api-version: 2022-08-01.
+	PlatformFaultDomainCount *int32 `json:"platformFaultDomainCount,omitempty"`
+
+	// The provisioning state, which only appears in the response.
+	ProvisioningState *string `json:"provisioningState,omitempty"`
+
+	// The date time when the capacity reservation was last updated.
+	ProvisioningTime *string `json:"provisioningTime,omitempty"`
+
+	// A unique id generated and assigned to the capacity reservation by the platform which does not change throughout the lifetime of the resource.
+	ReservationId *string `json:"reservationId,omitempty"`
+
+	// Specifies the time at which the Capacity Reservation resource was created. Minimum api-version: 2021-11-01.
+	TimeCreated *string `json:"timeCreated,omitempty"`
+
+	// A list of all virtual machine resource ids that are associated with the capacity reservation.
+	VirtualMachinesAssociated []SubResourceReadOnly_STATUS `json:"virtualMachinesAssociated,omitempty"`
+}
+
+// Represents the capacity reservation utilization in terms of resources allocated.
+type CapacityReservationUtilization_STATUS struct {
+	// The value provides the current capacity of the VM size which was reserved successfully and for which the customer is getting billed. Minimum api-version: 2022-08-01.
+	CurrentCapacity *int32 `json:"currentCapacity,omitempty"`
+
+	// A list of all virtual machines resource ids allocated against the capacity reservation.
+	VirtualMachinesAllocated []SubResourceReadOnly_STATUS `json:"virtualMachinesAllocated,omitempty"`
 }
 
 // Describes a data disk.
@@ -517,6 +605,167 @@ type HardwareProfile_STATUS struct {
 	VmSizeProperties *VMSizeProperties_STATUS `json:"vmSizeProperties,omitempty"`
 }
 
+// Describes a data disk.
+type ImageDataDisk struct {
+	// The Virtual Hard Disk.
+	// +optional
+	BlobUri *string `json:"blobUri,omitempty"`
+
+	// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage.**
+	// +optional
+	Caching *CachingTypes `json:"caching,omitempty"`
+
+	// Specifies the customer managed disk encryption set resource id for the managed image disk.
+	// +optional
+	DiskEncryptionSet *DiskEncryptionSetParameters `json:"diskEncryptionSet,omitempty"`
+
+	// Specifies the size of empty data disks in gigabytes. This element can be used to overwrite the name of the disk in a virtual machine image. This value cannot be larger than 1023 GB.
+	// +optional
+	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
+
+	// Specifies the logical unit number of the data disk. This value is used to identify data disks within the VM and therefore must be unique for each data disk attached to a VM.
+	// +kubebuilder:validation:Required
+	Lun *int32 `json:"lun,omitempty"`
+
+	// The managedDisk.
+	// +optional
+	ManagedDisk *SubResource `json:"managedDisk,omitempty"`
+
+	// The snapshot.
+	// +optional
+	Snapshot *SubResource `json:"snapshot,omitempty"`
+
+	// Specifies the storage account type for the managed disk. NOTE: UltraSSD_LRS can only be used with data disks, it cannot be used with OS Disk.
+	// +optional
+	StorageAccountType *StorageAccountTypes `json:"storageAccountType,omitempty"`
+}
+
+// Describes a data disk.
+type ImageDataDisk_STATUS struct {
+	// The Virtual Hard Disk.
+	BlobUri *string `json:"blobUri,omitempty"`
+
+	// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage.**
+	Caching *string `json:"caching,omitempty"`
+
+	// Specifies the customer managed disk encryption set resource id for the managed image disk.
+	DiskEncryptionSet *DiskEncryptionSetParameters_STATUS `json:"diskEncryptionSet,omitempty"`
+
+	// Specifies the size of empty data disks in gigabytes. This element can be used to overwrite the name of the disk in a virtual machine image. This value cannot be larger than 1023 GB.
+	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
+
+	// Specifies the logical unit number of the data disk. This value is used to identify data disks within the VM and therefore must be unique for each data disk attached to a VM.
+	Lun *int32 `json:"lun,omitempty"`
+
+	// The managedDisk.
+	ManagedDisk *SubResource_STATUS `json:"managedDisk,omitempty"`
+
+	// The snapshot.
+	Snapshot *SubResource_STATUS `json:"snapshot,omitempty"`
+
+	// Specifies the storage account type for the managed disk. NOTE: UltraSSD_LRS can only be used with data disks, it cannot be used with OS Disk.
+	StorageAccountType *string `json:"storageAccountType,omitempty"`
+}
+
+// Describes an Operating System disk.
+type ImageOSDisk struct {
+	// The Virtual Hard Disk.
+	// +optional
+	BlobUri *string `json:"blobUri,omitempty"`
+
+	// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage.**
+	// +optional
+	Caching *CachingTypes `json:"caching,omitempty"`
+
+	// Specifies the customer managed disk encryption set resource id for the managed image disk.
+	// +optional
+	DiskEncryptionSet *DiskEncryptionSetParameters `json:"diskEncryptionSet,omitempty"`
+
+	// Specifies the size of empty data disks in gigabytes. This element can be used to overwrite the name of the disk in a virtual machine image. This value cannot be larger than 1023 GB.
+	// +optional
+	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
+
+	// The managedDisk.
+	// +optional
+	ManagedDisk *SubResource `json:"managedDisk,omitempty"`
+
+	// The OS State. For managed images, use Generalized.
+	// +kubebuilder:validation:Required
+	OsState *OperatingSystemStateTypes `json:"osState,omitempty"`
+
+	// This property allows you to specify the type of the OS that is included in the disk if creating a VM from a custom image. Possible values are: **Windows,** **Linux.**
+	// +kubebuilder:validation:Required
+	OsType *OperatingSystemTypes `json:"osType,omitempty"`
+
+	// The snapshot.
+	// +optional
+	Snapshot *SubResource `json:"snapshot,omitempty"`
+
+	// Specifies the storage account type for the managed disk. NOTE: UltraSSD_LRS can only be used with data disks, it cannot be used with OS Disk.
+	// +optional
+	StorageAccountType *StorageAccountTypes `json:"storageAccountType,omitempty"`
+}
+
+// Describes an Operating System disk.
+type ImageOSDisk_STATUS struct {
+	// The Virtual Hard Disk.
+	BlobUri *string `json:"blobUri,omitempty"`
+
+	// Specifies the caching requirements. Possible values are: **None,** **ReadOnly,** **ReadWrite.** The default values are: **None for Standard storage. ReadOnly for Premium storage.**
+	Caching *string `json:"caching,omitempty"`
+
+	// Specifies the customer managed disk encryption set resource id for the managed image disk.
+	DiskEncryptionSet *DiskEncryptionSetParameters_STATUS `json:"diskEncryptionSet,omitempty"`
+
+	// Specifies the size of empty data disks in gigabytes. This element can be used to overwrite the name of the disk in a virtual machine image. This value cannot be larger than 1023 GB.
+	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
+
+	// The managedDisk.
+	ManagedDisk *SubResource_STATUS `json:"managedDisk,omitempty"`
+
+	// The OS State. For managed images, use Generalized.
+	OsState *string `json:"osState,omitempty"`
+
+	// This property allows you to specify the type of the OS that is included in the disk if creating a VM from a custom image. Possible values are: **Windows,** **Linux.**
+	OsType *string `json:"osType,omitempty"`
+
+	// The snapshot.
+	Snapshot *SubResource_STATUS `json:"snapshot,omitempty"`
+
+	// Specifies the storage account type for the managed disk. NOTE: UltraSSD_LRS can only be used with data disks, it cannot be used with OS Disk.
+	StorageAccountType *string `json:"storageAccountType,omitempty"`
+}
+
+// Describes the properties of an Image.
+type ImageProperties struct {
+	// Specifies the HyperVGenerationType of the VirtualMachine created from the image. From API Version 2019-03-01 if the image source is a blob, then we need the user to specify the value, if the source is managed resource like disk or snapshot, we may require the user to specify the property if we cannot deduce it from the source managed resource.
+	// +optional
+	HyperVGeneration *HyperVGenerationTypes `json:"hyperVGeneration,omitempty"`
+
+	// The source virtual machine from which Image is created.
+	// +optional
+	SourceVirtualMachine *SubResource `json:"sourceVirtualMachine,omitempty"`
+
+	// Specifies the storage settings for the virtual machine disks.
+	// +optional
+	StorageProfile *ImageStorageProfile `json:"storageProfile,omitempty"`
+}
+
+// Describes the properties of an Image.
+type ImageProperties_STATUS struct {
+	// Specifies the HyperVGenerationType of the VirtualMachine created from the image. From API Version 2019-03-01 if the image source is a blob, then we need the user to specify the value, if the source is managed resource like disk or snapshot, we may require the user to specify the property if we cannot deduce it from the source managed resource.
+	HyperVGeneration *string `json:"hyperVGeneration,omitempty"`
+
+	// The provisioning state.
+	ProvisioningState *string `json:"provisioningState,omitempty"`
+
+	// The source virtual machine from which Image is created.
+	SourceVirtualMachine *SubResource_STATUS `json:"sourceVirtualMachine,omitempty"`
+
+	// Specifies the storage settings for the virtual machine disks.
+	StorageProfile *ImageStorageProfile_STATUS `json:"storageProfile,omitempty"`
+}
+
 // Specifies information about the image to use. You can specify information about platform images, marketplace images, or virtual machine images. This element is required when you want to use a platform image, marketplace image, or virtual machine image, but is not used in other creation operations. NOTE: Image reference publisher and offer can only be set when you create the scale set.
 type ImageReference struct {
 	// Specified the community gallery image unique id for vm deployment. This can be fetched from community gallery image GET call.
@@ -573,6 +822,33 @@ type ImageReference_STATUS struct {
 
 	// Specifies the version of the platform image or marketplace image used to create the virtual machine. The allowed formats are Major.Minor.Build or 'latest'. Major, Minor, and Build are decimal numbers. Specify 'latest' to use the latest version of an image available at deploy time. Even if you use 'latest', the VM image will not automatically update after deploy time even if a new version becomes available. Please do not use field 'version' for gallery image deployment, gallery image should always use 'id' field for deployment, to use 'latest' version of gallery image, just set '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/galleries/{galleryName}/images/{imageName}' in the 'id' field without version input.
 	Version *string `json:"version,omitempty"`
+}
+
+// Describes a storage profile.
+type ImageStorageProfile struct {
+	// Specifies the parameters that are used to add a data disk to a virtual machine. <br><br> For more information about disks, see [About disks and VHDs for Azure virtual machines](https://docs.microsoft.com/azure/virtual-machines/managed-disks-overview).
+	// +optional
+	DataDisks []ImageDataDisk `json:"dataDisks,omitempty"`
+
+	// Specifies information about the operating system disk used by the virtual machine. <br><br> For more information about disks, see [About disks and VHDs for Azure virtual machines](https://docs.microsoft.com/azure/virtual-machines/managed-disks-overview).
+	// +optional
+	OsDisk *ImageOSDisk `json:"osDisk,omitempty"`
+
+	// Specifies whether an image is zone resilient or not. Default is false. Zone resilient images can be created only in regions that provide Zone Redundant Storage (ZRS).
+	// +optional
+	ZoneResilient *bool `json:"zoneResilient,omitempty"`
+}
+
+// Describes a storage profile.
+type ImageStorageProfile_STATUS struct {
+	// Specifies the parameters that are used to add a data disk to a virtual machine. <br><br> For more information about disks, see [About disks and VHDs for Azure virtual machines](https://docs.microsoft.com/azure/virtual-machines/managed-disks-overview).
+	DataDisks []ImageDataDisk_STATUS `json:"dataDisks,omitempty"`
+
+	// Specifies information about the operating system disk used by the virtual machine. <br><br> For more information about disks, see [About disks and VHDs for Azure virtual machines](https://docs.microsoft.com/azure/virtual-machines/managed-disks-overview).
+	OsDisk *ImageOSDisk_STATUS `json:"osDisk,omitempty"`
+
+	// Specifies whether an image is zone resilient or not. Default is false. Zone resilient images can be created only in regions that provide Zone Redundant Storage (ZRS).
+	ZoneResilient *bool `json:"zoneResilient,omitempty"`
 }
 
 // Inner error details.
@@ -1251,6 +1527,19 @@ type ResilientVMDeletionPolicy_STATUS struct {
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+// ResourceSharingProfile is generated from specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/capacityReservation.json#/definitions/ResourceSharingProfile.
+type ResourceSharingProfile struct {
+	// Specifies an array of subscription resource IDs that capacity reservation group is shared with. **Note:** Minimum api-version: 2024-03-01. Please refer to https://aka.ms/computereservationsharing for more details.
+	// +optional
+	SubscriptionIds []SubResource `json:"subscriptionIds,omitempty"`
+}
+
+// ResourceSharingProfile_STATUS is generated from specification/compute/resource-manager/Microsoft.Compute/ComputeRP/stable/2024-03-01/capacityReservation.json#/definitions/ResourceSharingProfile.
+type ResourceSharingProfile_STATUS struct {
+	// Specifies an array of subscription resource IDs that capacity reservation group is shared with. **Note:** Minimum api-version: 2024-03-01. Please refer to https://aka.ms/computereservationsharing for more details.
+	SubscriptionIds []SubResource_STATUS `json:"subscriptionIds,omitempty"`
+}
+
 // The configuration parameters used while performing a rolling upgrade.
 type RollingUpgradePolicy struct {
 	// Allow VMSS to ignore AZ boundaries when constructing upgrade batches. Take into consideration the Update Domain and maxBatchInstancePercent to determine the batch size.
@@ -1598,6 +1887,12 @@ type StorageProfile_STATUS struct {
 type SubResource struct {
 	// Resource Id
 	// +optional
+	Id *string `json:"id,omitempty"`
+}
+
+// SubResourceReadOnly_STATUS is generated from specification/compute/resource-manager/Microsoft.Compute/common-types/v1/common.json#/definitions/SubResourceReadOnly.
+type SubResourceReadOnly_STATUS struct {
+	// Resource Id
 	Id *string `json:"id,omitempty"`
 }
 

@@ -328,6 +328,243 @@ var VaultDescriptor = descriptor.Descriptor{
 	Version: "v20230701",
 }
 
+// VaultsKeyDescriptor describes VaultsKey to the reconciler, the webhook and the ARM emulator.
+var VaultsKeyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2023-07-01",
+	ARMType:       "Microsoft.KeyVault/vaults/keys",
+	Group:         "keyvault.azure.armature.dev",
+	Kind:          "VaultsKey",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/keys"},
+	NameParameter: "keyName",
+	OwnerARMType:  "Microsoft.KeyVault/vaults",
+	OwnerGroup:    "keyvault.azure.armature.dev",
+	OwnerKind:     "Vault",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/keys/{keyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "attributes"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "attributes", "created"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "attributes", "enabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "attributes", "exp"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "attributes", "exportable"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "attributes", "nbf"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "attributes", "recoveryLevel"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "attributes", "updated"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "curveName"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "keyOps"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "keySize"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "keyUri"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "keyUriWithVersion"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "kty"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "release_policy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "release_policy", "contentType"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "release_policy", "data"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "attributes"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "attributes", "created"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "attributes", "expiryTime"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "attributes", "updated"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions", descriptor.Items, "action"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions", descriptor.Items, "action", "type"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions", descriptor.Items, "trigger"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions", descriptor.Items, "trigger", "timeAfterCreate"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "rotationPolicy", "lifetimeActions", descriptor.Items, "trigger", "timeBeforeExpiry"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "true",
+			Path: descriptor.Path{"properties", "attributes", "enabled"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "keyOps"},
+		},
+		{
+			JSON: "2048",
+			Path: descriptor.Path{"properties", "keySize"},
+		},
+	},
+	Verbs:   []string{"GET", "PUT"},
+	Version: "v20230701",
+}
+
 // VaultsPrivateEndpointConnectionDescriptor describes VaultsPrivateEndpointConnection to the reconciler, the webhook and the ARM emulator.
 var VaultsPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 	APIVersion:    "2023-07-01",
@@ -571,6 +808,7 @@ func DefaultsFor(kind string) map[string]string {
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&VaultDescriptor,
+		&VaultsKeyDescriptor,
 		&VaultsPrivateEndpointConnectionDescriptor,
 		&VaultsSecretDescriptor,
 	}

@@ -46,6 +46,46 @@ const (
 	CreateMode_Recover CreateMode = "recover"
 )
 
+// The elliptic curve name. For valid values, see JsonWebKeyCurveName.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type JsonWebKeyCurveName string
+
+// Values of JsonWebKeyCurveName.
+const (
+	JsonWebKeyCurveName_P256  JsonWebKeyCurveName = "P-256"
+	JsonWebKeyCurveName_P256K JsonWebKeyCurveName = "P-256K"
+	JsonWebKeyCurveName_P384  JsonWebKeyCurveName = "P-384"
+	JsonWebKeyCurveName_P521  JsonWebKeyCurveName = "P-521"
+)
+
+// The permitted JSON web key operations of the key. For more information, see JsonWebKeyOperation.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type JsonWebKeyOperation string
+
+// Values of JsonWebKeyOperation.
+const (
+	JsonWebKeyOperation_Decrypt   JsonWebKeyOperation = "decrypt"
+	JsonWebKeyOperation_Encrypt   JsonWebKeyOperation = "encrypt"
+	JsonWebKeyOperation_Import    JsonWebKeyOperation = "import"
+	JsonWebKeyOperation_Release   JsonWebKeyOperation = "release"
+	JsonWebKeyOperation_Sign      JsonWebKeyOperation = "sign"
+	JsonWebKeyOperation_UnwrapKey JsonWebKeyOperation = "unwrapKey"
+	JsonWebKeyOperation_Verify    JsonWebKeyOperation = "verify"
+	JsonWebKeyOperation_WrapKey   JsonWebKeyOperation = "wrapKey"
+)
+
+// The type of the key. For valid values, see JsonWebKeyType.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type JsonWebKeyType string
+
+// Values of JsonWebKeyType.
+const (
+	JsonWebKeyType_EC     JsonWebKeyType = "EC"
+	JsonWebKeyType_ECHSM  JsonWebKeyType = "EC-HSM"
+	JsonWebKeyType_RSA    JsonWebKeyType = "RSA"
+	JsonWebKeyType_RSAHSM JsonWebKeyType = "RSA-HSM"
+)
+
 // KeyPermissions is an ARM enum.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type KeyPermissions string
@@ -73,6 +113,16 @@ const (
 	KeyPermissions_Update            KeyPermissions = "update"
 	KeyPermissions_Verify            KeyPermissions = "verify"
 	KeyPermissions_WrapKey           KeyPermissions = "wrapKey"
+)
+
+// The type of action.
+// +kubebuilder:validation:Enum="notify";"rotate"
+type KeyRotationPolicyActionType string
+
+// Values of KeyRotationPolicyActionType.
+const (
+	KeyRotationPolicyActionType_Notify KeyRotationPolicyActionType = "notify"
+	KeyRotationPolicyActionType_Rotate KeyRotationPolicyActionType = "rotate"
 )
 
 // The default action when no rule from ipRules and from virtualNetworkRules match. This is only used after the bypass property has been evaluated.

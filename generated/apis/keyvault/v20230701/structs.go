@@ -36,6 +36,19 @@ type AccessPolicyEntry_STATUS struct {
 	TenantId *string `json:"tenantId,omitempty"`
 }
 
+// Action is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/Action.
+type Action struct {
+	// The type of action.
+	// +optional
+	Type *KeyRotationPolicyActionType `json:"type,omitempty"`
+}
+
+// Action_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/Action.
+type Action_STATUS struct {
+	// The type of action.
+	Type *string `json:"type,omitempty"`
+}
+
 // A rule governing the accessibility of a vault from a specific ip address or ip range.
 type IPRule struct {
 	// An IPv4 address range in CIDR notation, such as '124.56.78.91' (simple IP address) or '124.56.78.0/24' (all addresses that start with 124.56.78).
@@ -47,6 +60,167 @@ type IPRule struct {
 type IPRule_STATUS struct {
 	// An IPv4 address range in CIDR notation, such as '124.56.78.91' (simple IP address) or '124.56.78.0/24' (all addresses that start with 124.56.78).
 	Value *string `json:"value,omitempty"`
+}
+
+// The object attributes managed by the Azure Key Vault service.
+type KeyAttributes struct {
+	// Determines whether or not the object is enabled.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Expiry date in seconds since 1970-01-01T00:00:00Z.
+	// +optional
+	Expires *int64 `json:"exp,omitempty"`
+
+	// Indicates if the private key can be exported.
+	// +optional
+	Exportable *bool `json:"exportable,omitempty"`
+
+	// Not before date in seconds since 1970-01-01T00:00:00Z.
+	// +optional
+	NotBefore *int64 `json:"nbf,omitempty"`
+}
+
+// The object attributes managed by the Azure Key Vault service.
+type KeyAttributes_STATUS struct {
+	// Creation time in seconds since 1970-01-01T00:00:00Z.
+	Created *int64 `json:"created,omitempty"`
+
+	// Determines whether or not the object is enabled.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Expiry date in seconds since 1970-01-01T00:00:00Z.
+	Expires *int64 `json:"exp,omitempty"`
+
+	// Indicates if the private key can be exported.
+	Exportable *bool `json:"exportable,omitempty"`
+
+	// Not before date in seconds since 1970-01-01T00:00:00Z.
+	NotBefore *int64 `json:"nbf,omitempty"`
+
+	// The deletion recovery level currently in effect for the object. If it contains 'Purgeable', then the object can be permanently deleted by a privileged user; otherwise, only the system can purge the object at the end of the retention interval.
+	RecoveryLevel *string `json:"recoveryLevel,omitempty"`
+
+	// Last updated time in seconds since 1970-01-01T00:00:00Z.
+	Updated *int64 `json:"updated,omitempty"`
+}
+
+// The properties of the key.
+type KeyProperties struct {
+	// The attributes of the key.
+	// +optional
+	Attributes *KeyAttributes `json:"attributes,omitempty"`
+
+	// The elliptic curve name. For valid values, see JsonWebKeyCurveName.
+	// +optional
+	CurveName *JsonWebKeyCurveName `json:"curveName,omitempty"`
+
+	// +optional
+	KeyOps []JsonWebKeyOperation `json:"keyOps,omitempty"`
+
+	// The key size in bits. For example: 2048, 3072, or 4096 for RSA.
+	// +optional
+	KeySize *int32 `json:"keySize,omitempty"`
+
+	// The type of the key. For valid values, see JsonWebKeyType.
+	// +optional
+	Kty *JsonWebKeyType `json:"kty,omitempty"`
+
+	// Key release policy in response. It will be used for both output and input. Omitted if empty
+	// +optional
+	Release_policy *KeyReleasePolicy `json:"release_policy,omitempty"`
+
+	// Key rotation policy in response. It will be used for both output and input. Omitted if empty
+	// +optional
+	RotationPolicy *RotationPolicy `json:"rotationPolicy,omitempty"`
+}
+
+// The properties of the key.
+type KeyProperties_STATUS struct {
+	// The attributes of the key.
+	Attributes *KeyAttributes_STATUS `json:"attributes,omitempty"`
+
+	// The elliptic curve name. For valid values, see JsonWebKeyCurveName.
+	CurveName *string `json:"curveName,omitempty"`
+
+	KeyOps []string `json:"keyOps,omitempty"`
+
+	// The key size in bits. For example: 2048, 3072, or 4096 for RSA.
+	KeySize *int32 `json:"keySize,omitempty"`
+
+	// The URI to retrieve the current version of the key.
+	KeyUri *string `json:"keyUri,omitempty"`
+
+	// The URI to retrieve the specific version of the key.
+	KeyUriWithVersion *string `json:"keyUriWithVersion,omitempty"`
+
+	// The type of the key. For valid values, see JsonWebKeyType.
+	Kty *string `json:"kty,omitempty"`
+
+	// Key release policy in response. It will be used for both output and input. Omitted if empty
+	Release_policy *KeyReleasePolicy_STATUS `json:"release_policy,omitempty"`
+
+	// Key rotation policy in response. It will be used for both output and input. Omitted if empty
+	RotationPolicy *RotationPolicy_STATUS `json:"rotationPolicy,omitempty"`
+}
+
+// KeyReleasePolicy is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/KeyReleasePolicy.
+type KeyReleasePolicy struct {
+	// Content type and version of key release policy
+	// +optional
+	ContentType *string `json:"contentType,omitempty"`
+
+	// Blob encoding the policy rules under which the key can be released.
+	// +optional
+	Data *string `json:"data,omitempty"`
+}
+
+// KeyReleasePolicy_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/KeyReleasePolicy.
+type KeyReleasePolicy_STATUS struct {
+	// Content type and version of key release policy
+	ContentType *string `json:"contentType,omitempty"`
+
+	// Blob encoding the policy rules under which the key can be released.
+	Data *string `json:"data,omitempty"`
+}
+
+// KeyRotationPolicyAttributes is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/KeyRotationPolicyAttributes.
+type KeyRotationPolicyAttributes struct {
+	// The expiration time for the new key version. It should be in ISO8601 format. Eg: 'P90D', 'P1Y'.
+	// +optional
+	ExpiryTime *string `json:"expiryTime,omitempty"`
+}
+
+// KeyRotationPolicyAttributes_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/KeyRotationPolicyAttributes.
+type KeyRotationPolicyAttributes_STATUS struct {
+	// Creation time in seconds since 1970-01-01T00:00:00Z.
+	Created *int64 `json:"created,omitempty"`
+
+	// The expiration time for the new key version. It should be in ISO8601 format. Eg: 'P90D', 'P1Y'.
+	ExpiryTime *string `json:"expiryTime,omitempty"`
+
+	// Last updated time in seconds since 1970-01-01T00:00:00Z.
+	Updated *int64 `json:"updated,omitempty"`
+}
+
+// LifetimeAction is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/LifetimeAction.
+type LifetimeAction struct {
+	// The action of key rotation policy lifetimeAction.
+	// +optional
+	Action *Action `json:"action,omitempty"`
+
+	// The trigger of key rotation policy lifetimeAction.
+	// +optional
+	Trigger *Trigger `json:"trigger,omitempty"`
+}
+
+// LifetimeAction_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/LifetimeAction.
+type LifetimeAction_STATUS struct {
+	// The action of key rotation policy lifetimeAction.
+	Action *Action_STATUS `json:"action,omitempty"`
+
+	// The trigger of key rotation policy lifetimeAction.
+	Trigger *Trigger_STATUS `json:"trigger,omitempty"`
 }
 
 // A set of rules governing the network accessibility of a vault.
@@ -188,6 +362,26 @@ type PrivateLinkServiceConnectionState_STATUS struct {
 	Status *string `json:"status,omitempty"`
 }
 
+// RotationPolicy is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/RotationPolicy.
+type RotationPolicy struct {
+	// The attributes of key rotation policy.
+	// +optional
+	Attributes *KeyRotationPolicyAttributes `json:"attributes,omitempty"`
+
+	// The lifetimeActions for key rotation action.
+	// +optional
+	LifetimeActions []LifetimeAction `json:"lifetimeActions,omitempty"`
+}
+
+// RotationPolicy_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/RotationPolicy.
+type RotationPolicy_STATUS struct {
+	// The attributes of key rotation policy.
+	Attributes *KeyRotationPolicyAttributes_STATUS `json:"attributes,omitempty"`
+
+	// The lifetimeActions for key rotation action.
+	LifetimeActions []LifetimeAction_STATUS `json:"lifetimeActions,omitempty"`
+}
+
 // The secret management attributes.
 type SecretAttributes struct {
 	// Determines whether the object is enabled.
@@ -293,6 +487,26 @@ type SystemData_STATUS struct {
 
 	// The type of identity that last modified the key vault resource.
 	LastModifiedByType *string `json:"lastModifiedByType,omitempty"`
+}
+
+// Trigger is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/Trigger.
+type Trigger struct {
+	// The time duration after key creation to rotate the key. It only applies to rotate. It will be in ISO 8601 duration format. Eg: 'P90D', 'P1Y'.
+	// +optional
+	TimeAfterCreate *string `json:"timeAfterCreate,omitempty"`
+
+	// The time duration before key expiring to rotate or notify. It will be in ISO 8601 duration format. Eg: 'P90D', 'P1Y'.
+	// +optional
+	TimeBeforeExpiry *string `json:"timeBeforeExpiry,omitempty"`
+}
+
+// Trigger_STATUS is generated from specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2023-07-01/keys.json#/definitions/Trigger.
+type Trigger_STATUS struct {
+	// The time duration after key creation to rotate the key. It only applies to rotate. It will be in ISO 8601 duration format. Eg: 'P90D', 'P1Y'.
+	TimeAfterCreate *string `json:"timeAfterCreate,omitempty"`
+
+	// The time duration before key expiring to rotate or notify. It will be in ISO 8601 duration format. Eg: 'P90D', 'P1Y'.
+	TimeBeforeExpiry *string `json:"timeBeforeExpiry,omitempty"`
 }
 
 // Properties of the vault

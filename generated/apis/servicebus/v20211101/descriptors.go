@@ -1219,6 +1219,235 @@ var NamespacesTopicsSubscriptionDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// NamespacesTopicsSubscriptionsRuleDescriptor describes NamespacesTopicsSubscriptionsRule to the reconciler, the webhook and the ARM emulator.
+var NamespacesTopicsSubscriptionsRuleDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.ServiceBus/namespaces/topics/subscriptions/rules",
+	Group:         "servicebus.azure.armature.dev",
+	Kind:          "NamespacesTopicsSubscriptionsRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/subscriptions/{subscriptionName}/rules"},
+	NameParameter: "ruleName",
+	OwnerARMType:  "Microsoft.ServiceBus/namespaces/topics/subscriptions",
+	OwnerGroup:    "servicebus.azure.armature.dev",
+	OwnerKind:     "NamespacesTopicsSubscription",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/subscriptions/{subscriptionName}/rules/{ruleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "action"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "action", "compatibilityLevel"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "action", "requiresPreprocessing"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "action", "sqlExpression"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "contentType"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "correlationId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "label"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "messageId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "replyTo"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "replyToSessionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "requiresPreprocessing"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "sessionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "correlationFilter", "to"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "filterType"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "sqlFilter"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "sqlFilter", "compatibilityLevel"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "sqlFilter", "requiresPreprocessing"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "sqlFilter", "sqlExpression"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "{}",
+			Path: descriptor.Path{"properties", "action"},
+		},
+		{
+			JSON: "\"SqlFilter\"",
+			Path: descriptor.Path{"properties", "filterType"},
+		},
+		{
+			JSON: "20",
+			Path: descriptor.Path{"properties", "sqlFilter", "compatibilityLevel"},
+		},
+		{
+			JSON: "\"1=1\"",
+			Path: descriptor.Path{"properties", "sqlFilter", "sqlExpression"},
+		},
+	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -1234,5 +1463,6 @@ func Descriptors() []*descriptor.Descriptor {
 		&NamespacesQueueDescriptor,
 		&NamespacesTopicDescriptor,
 		&NamespacesTopicsSubscriptionDescriptor,
+		&NamespacesTopicsSubscriptionsRuleDescriptor,
 	}
 }

@@ -33,6 +33,16 @@ const (
 	EntityStatus_Unknown         EntityStatus = "Unknown"
 )
 
+// Rule filter types
+// +kubebuilder:validation:Enum="CorrelationFilter";"SqlFilter"
+type FilterType string
+
+// Values of FilterType.
+const (
+	FilterType_CorrelationFilter FilterType = "CorrelationFilter"
+	FilterType_SqlFilter         FilterType = "SqlFilter"
+)
+
 // Enumerates the possible value of keySource for Encryption
 // +kubebuilder:validation:Enum="Microsoft.KeyVault"
 type KeySource string

@@ -2,6 +2,33 @@
 
 package v20211101
 
+// Represents the filter actions which are allowed for the transformation of a message that have been matched by a filter expression.
+type Action struct {
+	// This property is reserved for future use. An integer value showing the compatibility level, currently hard-coded to 20.
+	// +optional
+	CompatibilityLevel *int32 `json:"compatibilityLevel,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	// +optional
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// SQL expression. e.g. MyProperty='ABC'
+	// +optional
+	SqlExpression *string `json:"sqlExpression,omitempty"`
+}
+
+// Represents the filter actions which are allowed for the transformation of a message that have been matched by a filter expression.
+type Action_STATUS struct {
+	// This property is reserved for future use. An integer value showing the compatibility level, currently hard-coded to 20.
+	CompatibilityLevel *int32 `json:"compatibilityLevel,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// SQL expression. e.g. MyProperty='ABC'
+	SqlExpression *string `json:"sqlExpression,omitempty"`
+}
+
 // ConnectionState information.
 type ConnectionState struct {
 	// Description of the connection state.
@@ -20,6 +47,82 @@ type ConnectionState_STATUS struct {
 
 	// Status of the connection.
 	Status *string `json:"status,omitempty"`
+}
+
+// Represents the correlation filter expression.
+type CorrelationFilter struct {
+	// Content type of the message.
+	// +optional
+	ContentType *string `json:"contentType,omitempty"`
+
+	// Identifier of the correlation.
+	// +optional
+	CorrelationId *string `json:"correlationId,omitempty"`
+
+	// Application specific label.
+	// +optional
+	Label *string `json:"label,omitempty"`
+
+	// Identifier of the message.
+	// +optional
+	MessageId *string `json:"messageId,omitempty"`
+
+	// dictionary object for custom filters
+	// +optional
+	Properties map[string]string `json:"properties,omitempty"`
+
+	// Address of the queue to reply to.
+	// +optional
+	ReplyTo *string `json:"replyTo,omitempty"`
+
+	// Session identifier to reply to.
+	// +optional
+	ReplyToSessionId *string `json:"replyToSessionId,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	// +optional
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// Session identifier.
+	// +optional
+	SessionId *string `json:"sessionId,omitempty"`
+
+	// Address to send to.
+	// +optional
+	To *string `json:"to,omitempty"`
+}
+
+// Represents the correlation filter expression.
+type CorrelationFilter_STATUS struct {
+	// Content type of the message.
+	ContentType *string `json:"contentType,omitempty"`
+
+	// Identifier of the correlation.
+	CorrelationId *string `json:"correlationId,omitempty"`
+
+	// Application specific label.
+	Label *string `json:"label,omitempty"`
+
+	// Identifier of the message.
+	MessageId *string `json:"messageId,omitempty"`
+
+	// dictionary object for custom filters
+	Properties map[string]string `json:"properties,omitempty"`
+
+	// Address of the queue to reply to.
+	ReplyTo *string `json:"replyTo,omitempty"`
+
+	// Session identifier to reply to.
+	ReplyToSessionId *string `json:"replyToSessionId,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// Session identifier.
+	SessionId *string `json:"sessionId,omitempty"`
+
+	// Address to send to.
+	To *string `json:"to,omitempty"`
 }
 
 // Properties to configure Encryption
@@ -191,6 +294,40 @@ type PrivateEndpointConnection_STATUS struct {
 type PrivateEndpoint_STATUS struct {
 	// The ARM identifier for Private Endpoint.
 	Id *string `json:"id,omitempty"`
+}
+
+// Description of Rule Resource.
+type Ruleproperties struct {
+	// Represents the filter actions which are allowed for the transformation of a message that have been matched by a filter expression.
+	// +optional
+	Action *Action `json:"action,omitempty"`
+
+	// Properties of correlationFilter
+	// +optional
+	CorrelationFilter *CorrelationFilter `json:"correlationFilter,omitempty"`
+
+	// Filter type that is evaluated against a BrokeredMessage.
+	// +optional
+	FilterType *FilterType `json:"filterType,omitempty"`
+
+	// Properties of sqlFilter
+	// +optional
+	SqlFilter *SqlFilter `json:"sqlFilter,omitempty"`
+}
+
+// Description of Rule Resource.
+type Ruleproperties_STATUS struct {
+	// Represents the filter actions which are allowed for the transformation of a message that have been matched by a filter expression.
+	Action *Action_STATUS `json:"action,omitempty"`
+
+	// Properties of correlationFilter
+	CorrelationFilter *CorrelationFilter_STATUS `json:"correlationFilter,omitempty"`
+
+	// Filter type that is evaluated against a BrokeredMessage.
+	FilterType *string `json:"filterType,omitempty"`
+
+	// Properties of sqlFilter
+	SqlFilter *SqlFilter_STATUS `json:"sqlFilter,omitempty"`
 }
 
 // Properties specific to client affine subscriptions.
@@ -660,6 +797,33 @@ type SBTopicProperties_STATUS struct {
 
 	// The exact time the message was updated.
 	UpdatedAt *string `json:"updatedAt,omitempty"`
+}
+
+// Represents a filter which is a composition of an expression and an action that is executed in the pub/sub pipeline.
+type SqlFilter struct {
+	// This property is reserved for future use. An integer value showing the compatibility level, currently hard-coded to 20.
+	// +optional
+	CompatibilityLevel *int32 `json:"compatibilityLevel,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	// +optional
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// The SQL expression. e.g. MyProperty='ABC'
+	// +optional
+	SqlExpression *string `json:"sqlExpression,omitempty"`
+}
+
+// Represents a filter which is a composition of an expression and an action that is executed in the pub/sub pipeline.
+type SqlFilter_STATUS struct {
+	// This property is reserved for future use. An integer value showing the compatibility level, currently hard-coded to 20.
+	CompatibilityLevel *int32 `json:"compatibilityLevel,omitempty"`
+
+	// Value that indicates whether the rule action requires preprocessing.
+	RequiresPreprocessing *bool `json:"requiresPreprocessing,omitempty"`
+
+	// The SQL expression. e.g. MyProperty='ABC'
+	SqlExpression *string `json:"sqlExpression,omitempty"`
 }
 
 // Metadata pertaining to creation and last modification of the resource.

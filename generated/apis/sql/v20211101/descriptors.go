@@ -406,6 +406,456 @@ var ServerDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// ServerSSecurityAlertPolicyDescriptor describes ServerSSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
+var ServerSSecurityAlertPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/securityAlertPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServerSSecurityAlertPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "securityAlertPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies/{securityAlertPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "disabledAlerts"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAddresses"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "disabledAlerts"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "emailAccountAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "emailAddresses"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "storageEndpoint"},
+		},
+	},
+	Singleton: "Default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersAdvancedThreatProtectionSettingDescriptor describes ServersAdvancedThreatProtectionSetting to the reconciler, the webhook and the ARM emulator.
+var ServersAdvancedThreatProtectionSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/advancedThreatProtectionSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersAdvancedThreatProtectionSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/advancedThreatProtectionSettings"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "advancedThreatProtectionName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/advancedThreatProtectionSettings/{advancedThreatProtectionName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "Default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersAuditingSettingDescriptor describes ServersAuditingSetting to the reconciler, the webhook and the ARM emulator.
+var ServersAuditingSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/auditingSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersAuditingSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/auditingSettings"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "blobAuditingPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/auditingSettings/{blobAuditingPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "auditActionsAndGroups"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isDevopsAuditEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isManagedIdentityInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "queueDelayMs"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageAccountSubscriptionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "auditActionsAndGroups"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+		},
+		{
+			JSON: "6",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"00000000-1234-0000-5678-000000000000\"",
+			Path: descriptor.Path{"properties", "storageAccountSubscriptionId"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersConnectionPolicyDescriptor describes ServersConnectionPolicy to the reconciler, the webhook and the ARM emulator.
+var ServersConnectionPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/connectionPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersConnectionPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/connectionPolicies"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "connectionPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/connectionPolicies/{connectionPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"kind"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "connectionType"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
 // ServersDatabaseDescriptor describes ServersDatabase to the reconciler, the webhook and the ARM emulator.
 var ServersDatabaseDescriptor = descriptor.Descriptor{
 	APIVersion: "2021-11-01",
@@ -1896,6 +2346,1100 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// ServersDatabaseSSecurityAlertPolicyDescriptor describes ServersDatabaseSSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
+var ServersDatabaseSSecurityAlertPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/securityAlertPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabaseSSecurityAlertPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies"},
+	NameParameter: "securityAlertPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies/{securityAlertPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "disabledAlerts"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAddresses"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "disabledAlerts"},
+		},
+		{
+			JSON: "true",
+			Path: descriptor.Path{"properties", "emailAccountAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "emailAddresses"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "storageEndpoint"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesAdvancedThreatProtectionSettingDescriptor describes ServersDatabasesAdvancedThreatProtectionSetting to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesAdvancedThreatProtectionSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/advancedThreatProtectionSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesAdvancedThreatProtectionSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/advancedThreatProtectionSettings"},
+	NameParameter: "advancedThreatProtectionName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/advancedThreatProtectionSettings/{advancedThreatProtectionName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "Default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesAuditingSettingDescriptor describes ServersDatabasesAuditingSetting to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesAuditingSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/auditingSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesAuditingSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/auditingSettings"},
+	NameParameter: "blobAuditingPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/auditingSettings/{blobAuditingPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"kind"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "auditActionsAndGroups"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isManagedIdentityInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "queueDelayMs"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageAccountSubscriptionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "auditActionsAndGroups"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"00000000-0000-0000-0000-000000000000\"",
+			Path: descriptor.Path{"properties", "storageAccountSubscriptionId"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesBackupLongTermRetentionPolicyDescriptor describes ServersDatabasesBackupLongTermRetentionPolicy to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesBackupLongTermRetentionPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesBackupLongTermRetentionPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/backupLongTermRetentionPolicies"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "policyName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/backupLongTermRetentionPolicies/{policyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "monthlyRetention"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "weekOfYear"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "weeklyRetention"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "yearlyRetention"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesExtendedAuditingSettingDescriptor describes ServersDatabasesExtendedAuditingSetting to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesExtendedAuditingSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/extendedAuditingSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesExtendedAuditingSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/extendedAuditingSettings"},
+	NameParameter: "blobAuditingPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/extendedAuditingSettings/{blobAuditingPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "auditActionsAndGroups"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isManagedIdentityInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "predicateExpression"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "queueDelayMs"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageAccountSubscriptionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "auditActionsAndGroups"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"00000000-0000-0000-0000-000000000000\"",
+			Path: descriptor.Path{"properties", "storageAccountSubscriptionId"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesTransparentDataEncryptionDescriptor describes ServersDatabasesTransparentDataEncryption to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesTransparentDataEncryptionDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/transparentDataEncryption",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesTransparentDataEncryption",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/transparentDataEncryption"},
+	NameParameter: "tdeName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/transparentDataEncryption/{tdeName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "current",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesVulnerabilityAssessmentDescriptor describes ServersDatabasesVulnerabilityAssessment to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesVulnerabilityAssessmentDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/vulnerabilityAssessments",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesVulnerabilityAssessment",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/vulnerabilityAssessments"},
+	NameParameter: "vulnerabilityAssessmentName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/vulnerabilityAssessments/{vulnerabilityAssessmentName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "emailSubscriptionAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "emails"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "storageContainerPath"},
+			Rule:  "x-ms-mutability without read",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageContainerSasKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}, descriptor.Path{"properties", "storageContainerSasKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "recurringScans", "emailSubscriptionAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "recurringScans", "emails"},
+		},
+		{
+			JSON: "true",
+			Path: descriptor.Path{"properties", "recurringScans", "isEnabled"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"DELETE", "GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersElasticPoolDescriptor describes ServersElasticPool to the reconciler, the webhook and the ARM emulator.
+var ServersElasticPoolDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.Sql/servers/elasticPools",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "failover",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/elasticPools/{elasticPoolName}/failover",
+		},
+	},
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersElasticPool",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/elasticPools"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	NameParameter: "elasticPoolName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/elasticPools/{elasticPoolName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"kind"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "x-ms-mutability has create but not update",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationDate"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "highAvailabilityReplicaCount"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "licenseType"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceConfigurationId"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maxSizeBytes"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "minCapacity"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "perDatabaseSettings"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "perDatabaseSettings", "maxCapacity"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "perDatabaseSettings", "minCapacity"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "zoneRedundant"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku", "capacity"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku", "family"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku", "name"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku", "size"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"sku", "tier"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"LicenseIncluded\"",
+			Path: descriptor.Path{"properties", "licenseType"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "maintenanceConfigurationId"},
+		},
+		{
+			JSON: "102400",
+			Path: descriptor.Path{"properties", "maxSizeBytes"},
+		},
+		{
+			JSON: "100",
+			Path: descriptor.Path{"properties", "perDatabaseSettings", "maxCapacity"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "perDatabaseSettings", "minCapacity"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "zoneRedundant"},
+		},
+		{
+			JSON: "100",
+			Path: descriptor.Path{"sku", "capacity"},
+		},
+		{
+			JSON: "\"Gen5\"",
+			Path: descriptor.Path{"sku", "family"},
+		},
+		{
+			JSON: "\"StandardPool\"",
+			Path: descriptor.Path{"sku", "name"},
+		},
+		{
+			JSON: "\"Standard\"",
+			Path: descriptor.Path{"sku", "tier"},
+		},
+	},
+	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version: "v20211101",
+}
+
+// ServersExtendedAuditingSettingDescriptor describes ServersExtendedAuditingSetting to the reconciler, the webhook and the ARM emulator.
+var ServersExtendedAuditingSettingDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/extendedAuditingSettings",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersExtendedAuditingSetting",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/extendedAuditingSettings"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "blobAuditingPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/extendedAuditingSettings/{blobAuditingPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "auditActionsAndGroups"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isDevopsAuditEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isManagedIdentityInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "predicateExpression"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "queueDelayMs"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageAccountSubscriptionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "auditActionsAndGroups"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isAzureMonitorTargetEnabled"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "isStorageSecondaryKeyInUse"},
+		},
+		{
+			JSON: "6",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"00000000-1234-0000-5678-000000000000\"",
+			Path: descriptor.Path{"properties", "storageAccountSubscriptionId"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
 // ServersFirewallRuleDescriptor describes ServersFirewallRule to the reconciler, the webhook and the ARM emulator.
 var ServersFirewallRuleDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -1957,6 +3501,281 @@ var ServersFirewallRuleDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// ServersIpv6FirewallRuleDescriptor describes ServersIpv6FirewallRule to the reconciler, the webhook and the ARM emulator.
+var ServersIpv6FirewallRuleDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/ipv6FirewallRules",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersIpv6FirewallRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/ipv6FirewallRules"},
+	NameParameter: "firewallRuleName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/ipv6FirewallRules/{firewallRuleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"name"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "endIPv6Address"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "startIPv6Address"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"firewallrulecrudtest-3927\"",
+			Path: descriptor.Path{"name"},
+		},
+	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
+// ServersOutboundFirewallRuleDescriptor describes ServersOutboundFirewallRule to the reconciler, the webhook and the ARM emulator.
+var ServersOutboundFirewallRuleDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/outboundFirewallRules",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersOutboundFirewallRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/outboundFirewallRules"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "outboundRuleFqdn",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/outboundFirewallRules/{outboundRuleFqdn}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "only in the GET response",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "provisioningState"},
+			Rule:  "inside readOnly properties",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+	},
+	PutWithoutBody: true,
+	Scope:          descriptor.ScopeResourceGroup,
+	Verbs:          []string{"DELETE", "GET", "PUT"},
+	Version:        "v20211101",
+}
+
+// ServersVirtualNetworkRuleDescriptor describes ServersVirtualNetworkRule to the reconciler, the webhook and the ARM emulator.
+var ServersVirtualNetworkRuleDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/virtualNetworkRules",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersVirtualNetworkRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/virtualNetworkRules"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "virtualNetworkRuleName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/virtualNetworkRules/{virtualNetworkRuleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "ignoreMissingVnetServiceEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "state"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "virtualNetworkSubnetId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
+// ServersVulnerabilityAssessmentDescriptor describes ServersVulnerabilityAssessment to the reconciler, the webhook and the ARM emulator.
+var ServersVulnerabilityAssessmentDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/vulnerabilityAssessments",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersVulnerabilityAssessment",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/vulnerabilityAssessments"},
+	NameParameter: "vulnerabilityAssessmentName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/vulnerabilityAssessments/{vulnerabilityAssessmentName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "emailSubscriptionAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "emails"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "recurringScans", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "storageContainerPath"},
+			Rule:  "x-ms-mutability without read",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageContainerSasKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}, descriptor.Path{"properties", "storageContainerSasKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "recurringScans", "emailSubscriptionAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "recurringScans", "emails"},
+		},
+		{
+			JSON: "true",
+			Path: descriptor.Path{"properties", "recurringScans", "isEnabled"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"DELETE", "GET", "PUT"},
+	Version:   "v20211101",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -1969,7 +3788,24 @@ func DefaultsFor(kind string) map[string]string {
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&ServerDescriptor,
+		&ServerSSecurityAlertPolicyDescriptor,
+		&ServersAdvancedThreatProtectionSettingDescriptor,
+		&ServersAuditingSettingDescriptor,
+		&ServersConnectionPolicyDescriptor,
 		&ServersDatabaseDescriptor,
+		&ServersDatabaseSSecurityAlertPolicyDescriptor,
+		&ServersDatabasesAdvancedThreatProtectionSettingDescriptor,
+		&ServersDatabasesAuditingSettingDescriptor,
+		&ServersDatabasesBackupLongTermRetentionPolicyDescriptor,
+		&ServersDatabasesExtendedAuditingSettingDescriptor,
+		&ServersDatabasesTransparentDataEncryptionDescriptor,
+		&ServersDatabasesVulnerabilityAssessmentDescriptor,
+		&ServersElasticPoolDescriptor,
+		&ServersExtendedAuditingSettingDescriptor,
 		&ServersFirewallRuleDescriptor,
+		&ServersIpv6FirewallRuleDescriptor,
+		&ServersOutboundFirewallRuleDescriptor,
+		&ServersVirtualNetworkRuleDescriptor,
+		&ServersVulnerabilityAssessmentDescriptor,
 	}
 }

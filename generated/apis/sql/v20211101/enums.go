@@ -11,6 +11,17 @@ const (
 	AdministratorType_ActiveDirectory AdministratorType = "ActiveDirectory"
 )
 
+// Specifies the state of the Advanced Threat Protection, whether it is enabled or disabled or a state has not been applied yet on the specific database or server.
+// +kubebuilder:validation:Enum="Disabled";"Enabled";"New"
+type AdvancedThreatProtectionState string
+
+// Values of AdvancedThreatProtectionState.
+const (
+	AdvancedThreatProtectionState_Disabled AdvancedThreatProtectionState = "Disabled"
+	AdvancedThreatProtectionState_Enabled  AdvancedThreatProtectionState = "Enabled"
+	AdvancedThreatProtectionState_New      AdvancedThreatProtectionState = "New"
+)
+
 // The storage account type to be used to store backups for this database.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type BackupStorageRedundancy string
@@ -21,6 +32,16 @@ const (
 	BackupStorageRedundancy_GeoZone BackupStorageRedundancy = "GeoZone"
 	BackupStorageRedundancy_Local   BackupStorageRedundancy = "Local"
 	BackupStorageRedundancy_Zone    BackupStorageRedundancy = "Zone"
+)
+
+// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+// +kubebuilder:validation:Enum="Disabled";"Enabled"
+type BlobAuditingPolicyState string
+
+// Values of BlobAuditingPolicyState.
+const (
+	BlobAuditingPolicyState_Disabled BlobAuditingPolicyState = "Disabled"
+	BlobAuditingPolicyState_Enabled  BlobAuditingPolicyState = "Enabled"
 )
 
 // Collation of the metadata catalog.
@@ -97,6 +118,16 @@ const (
 	DatabaseReadScale_Enabled  DatabaseReadScale = "Enabled"
 )
 
+// The license type to apply for this elastic pool.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type ElasticPoolLicenseType string
+
+// Values of ElasticPoolLicenseType.
+const (
+	ElasticPoolLicenseType_BasePrice       ElasticPoolLicenseType = "BasePrice"
+	ElasticPoolLicenseType_LicenseIncluded ElasticPoolLicenseType = "LicenseIncluded"
+)
+
 // The identity type. Set this to 'SystemAssigned' in order to automatically create and assign an Azure Active Directory principal for the resource.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type IdentityType string
@@ -141,6 +172,27 @@ const (
 	SecondaryType_Named SecondaryType = "Named"
 )
 
+// Specifies the state of the policy, whether it is enabled or disabled or a policy has not been applied yet on the specific database.
+// +kubebuilder:validation:Enum="Disabled";"Enabled"
+type SecurityAlertsPolicyState string
+
+// Values of SecurityAlertsPolicyState.
+const (
+	SecurityAlertsPolicyState_Disabled SecurityAlertsPolicyState = "Disabled"
+	SecurityAlertsPolicyState_Enabled  SecurityAlertsPolicyState = "Enabled"
+)
+
+// The server connection type.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type ServerConnectionType string
+
+// Values of ServerConnectionType.
+const (
+	ServerConnectionType_Default  ServerConnectionType = "Default"
+	ServerConnectionType_Proxy    ServerConnectionType = "Proxy"
+	ServerConnectionType_Redirect ServerConnectionType = "Redirect"
+)
+
 // Whether or not public endpoint access is allowed for this server.  Value is optional but if passed in, must be 'Enabled' or 'Disabled'
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type ServerNetworkAccessFlag string
@@ -149,4 +201,14 @@ type ServerNetworkAccessFlag string
 const (
 	ServerNetworkAccessFlag_Disabled ServerNetworkAccessFlag = "Disabled"
 	ServerNetworkAccessFlag_Enabled  ServerNetworkAccessFlag = "Enabled"
+)
+
+// Specifies the state of the transparent data encryption.
+// +kubebuilder:validation:Enum="Disabled";"Enabled"
+type TransparentDataEncryptionState string
+
+// Values of TransparentDataEncryptionState.
+const (
+	TransparentDataEncryptionState_Disabled TransparentDataEncryptionState = "Disabled"
+	TransparentDataEncryptionState_Enabled  TransparentDataEncryptionState = "Enabled"
 )

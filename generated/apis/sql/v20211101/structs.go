@@ -4,6 +4,276 @@ package v20211101
 
 import core "github.com/armature-dev/armature/api/core"
 
+// Properties of an Advanced Threat Protection state.
+type AdvancedThreatProtectionProperties struct {
+	// Specifies the state of the Advanced Threat Protection, whether it is enabled or disabled or a state has not been applied yet on the specific database or server.
+	// +kubebuilder:validation:Required
+	State *AdvancedThreatProtectionState `json:"state,omitempty"`
+}
+
+// Properties of an Advanced Threat Protection state.
+type AdvancedThreatProtectionProperties_STATUS struct {
+	// Specifies the UTC creation time of the policy.
+	CreationTime *string `json:"creationTime,omitempty"`
+
+	// Specifies the state of the Advanced Threat Protection, whether it is enabled or disabled or a state has not been applied yet on the specific database or server.
+	State *string `json:"state,omitempty"`
+}
+
+// Properties of a long term retention policy
+type BaseLongTermRetentionPolicyProperties struct {
+	// The monthly retention policy for an LTR backup in an ISO 8601 format.
+	// +optional
+	MonthlyRetention *string `json:"monthlyRetention,omitempty"`
+
+	// The week of year to take the yearly backup in an ISO 8601 format.
+	// +optional
+	WeekOfYear *int32 `json:"weekOfYear,omitempty"`
+
+	// The weekly retention policy for an LTR backup in an ISO 8601 format.
+	// +optional
+	WeeklyRetention *string `json:"weeklyRetention,omitempty"`
+
+	// The yearly retention policy for an LTR backup in an ISO 8601 format.
+	// +optional
+	YearlyRetention *string `json:"yearlyRetention,omitempty"`
+}
+
+// Properties of a long term retention policy
+type BaseLongTermRetentionPolicyProperties_STATUS struct {
+	// The monthly retention policy for an LTR backup in an ISO 8601 format.
+	MonthlyRetention *string `json:"monthlyRetention,omitempty"`
+
+	// The week of year to take the yearly backup in an ISO 8601 format.
+	WeekOfYear *int32 `json:"weekOfYear,omitempty"`
+
+	// The weekly retention policy for an LTR backup in an ISO 8601 format.
+	WeeklyRetention *string `json:"weeklyRetention,omitempty"`
+
+	// The yearly retention policy for an LTR backup in an ISO 8601 format.
+	YearlyRetention *string `json:"yearlyRetention,omitempty"`
+}
+
+// Properties of a database blob auditing policy.
+type DatabaseBlobAuditingPolicyProperties struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	// +optional
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	// +optional
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	// +optional
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	// +optional
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	// +optional
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	// +kubebuilder:validation:Required
+	State *BlobAuditingPolicyState `json:"state,omitempty"`
+
+	// Specifies the identifier key of the auditing storage account.
+	// If state is Enabled and storageEndpoint is specified, not specifying the storageAccountAccessKey will use SQL server system-assigned managed identity to access the storage.
+	// Prerequisites for using managed identity authentication:
+	// 1. Assign SQL Server a system-assigned managed identity in Azure Active Directory (AAD).
+	// 2. Grant SQL Server identity access to the storage account by adding 'Storage Blob Data Contributor' RBAC role to the server identity.
+	// For more information, see [Auditing to storage using Managed Identity authentication](https://go.microsoft.com/fwlink/?linkid=2114355)
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	// +optional
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	// +optional
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of a database blob auditing policy.
+type DatabaseBlobAuditingPolicyProperties_STATUS struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	State *string `json:"state,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
 // Azure Active Directory identity configuration for a resource.
 type DatabaseIdentity struct {
 	// The identity type
@@ -318,6 +588,620 @@ type DatabaseUserIdentity_STATUS struct {
 	PrincipalId *string `json:"principalId,omitempty"`
 }
 
+// Properties of a database Vulnerability Assessment.
+type DatabaseVulnerabilityAssessmentProperties struct {
+	// The recurring scans settings
+	// +optional
+	RecurringScans *VulnerabilityAssessmentRecurringScansProperties `json:"recurringScans,omitempty"`
+
+	// Specifies the identifier key of the storage account for vulnerability assessment scan results. If 'StorageContainerSasKey' isn't specified, storageAccountAccessKey is required. Applies only if the storage account is not behind a Vnet or a firewall
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// A blob storage container path to hold the scan results (e.g. https://myStorage.blob.core.windows.net/VaScans/).  It is required if server level vulnerability assessment policy doesn't set
+	// +optional
+	StorageContainerPath *string `json:"storageContainerPath,omitempty"`
+
+	// A shared access signature (SAS Key) that has write access to the blob container specified in 'storageContainerPath' parameter. If 'storageAccountAccessKey' isn't specified, StorageContainerSasKey is required. Applies only if the storage account is not behind a Vnet or a firewall
+	// +optional
+	StorageContainerSasKey *core.SecretKeyReference `json:"storageContainerSasKey,omitempty"`
+}
+
+// Properties of a database Vulnerability Assessment.
+type DatabaseVulnerabilityAssessmentProperties_STATUS struct {
+	// The recurring scans settings
+	RecurringScans *VulnerabilityAssessmentRecurringScansProperties_STATUS `json:"recurringScans,omitempty"`
+
+	// A blob storage container path to hold the scan results (e.g. https://myStorage.blob.core.windows.net/VaScans/).  It is required if server level vulnerability assessment policy doesn't set
+	StorageContainerPath *string `json:"storageContainerPath,omitempty"`
+}
+
+// Per database settings of an elastic pool.
+type ElasticPoolPerDatabaseSettings struct {
+	// The maximum capacity any one database can consume.
+	// +optional
+	MaxCapacity *float64 `json:"maxCapacity,omitempty"`
+
+	// The minimum capacity all databases are guaranteed.
+	// +optional
+	MinCapacity *float64 `json:"minCapacity,omitempty"`
+}
+
+// Per database settings of an elastic pool.
+type ElasticPoolPerDatabaseSettings_STATUS struct {
+	// The maximum capacity any one database can consume.
+	MaxCapacity *float64 `json:"maxCapacity,omitempty"`
+
+	// The minimum capacity all databases are guaranteed.
+	MinCapacity *float64 `json:"minCapacity,omitempty"`
+}
+
+// Properties of an elastic pool
+type ElasticPoolProperties struct {
+	// The number of secondary replicas associated with the elastic pool that are used to provide high availability. Applicable only to Hyperscale elastic pools.
+	// +optional
+	HighAvailabilityReplicaCount *int32 `json:"highAvailabilityReplicaCount,omitempty"`
+
+	// The license type to apply for this elastic pool.
+	// +optional
+	LicenseType *ElasticPoolLicenseType `json:"licenseType,omitempty"`
+
+	// Maintenance configuration id assigned to the elastic pool. This configuration defines the period when the maintenance updates will will occur.
+	// +optional
+	MaintenanceConfigurationId *string `json:"maintenanceConfigurationId,omitempty"`
+
+	// The storage limit for the database elastic pool in bytes.
+	// +optional
+	MaxSizeBytes *int64 `json:"maxSizeBytes,omitempty"`
+
+	// Minimal capacity that serverless pool will not shrink below, if not paused
+	// +optional
+	MinCapacity *float64 `json:"minCapacity,omitempty"`
+
+	// The per database settings for the elastic pool.
+	// +optional
+	PerDatabaseSettings *ElasticPoolPerDatabaseSettings `json:"perDatabaseSettings,omitempty"`
+
+	// Whether or not this elastic pool is zone redundant, which means the replicas of this elastic pool will be spread across multiple availability zones.
+	// +optional
+	ZoneRedundant *bool `json:"zoneRedundant,omitempty"`
+}
+
+// Properties of an elastic pool
+type ElasticPoolProperties_STATUS struct {
+	// The creation date of the elastic pool (ISO8601 format).
+	CreationDate *string `json:"creationDate,omitempty"`
+
+	// The number of secondary replicas associated with the elastic pool that are used to provide high availability. Applicable only to Hyperscale elastic pools.
+	HighAvailabilityReplicaCount *int32 `json:"highAvailabilityReplicaCount,omitempty"`
+
+	// The license type to apply for this elastic pool.
+	LicenseType *string `json:"licenseType,omitempty"`
+
+	// Maintenance configuration id assigned to the elastic pool. This configuration defines the period when the maintenance updates will will occur.
+	MaintenanceConfigurationId *string `json:"maintenanceConfigurationId,omitempty"`
+
+	// The storage limit for the database elastic pool in bytes.
+	MaxSizeBytes *int64 `json:"maxSizeBytes,omitempty"`
+
+	// Minimal capacity that serverless pool will not shrink below, if not paused
+	MinCapacity *float64 `json:"minCapacity,omitempty"`
+
+	// The per database settings for the elastic pool.
+	PerDatabaseSettings *ElasticPoolPerDatabaseSettings_STATUS `json:"perDatabaseSettings,omitempty"`
+
+	// The state of the elastic pool.
+	State *string `json:"state,omitempty"`
+
+	// Whether or not this elastic pool is zone redundant, which means the replicas of this elastic pool will be spread across multiple availability zones.
+	ZoneRedundant *bool `json:"zoneRedundant,omitempty"`
+}
+
+// Properties of an extended database blob auditing policy.
+type ExtendedDatabaseBlobAuditingPolicyProperties struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	// +optional
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	// +optional
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	// +optional
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies condition of where clause when creating an audit.
+	// +optional
+	PredicateExpression *string `json:"predicateExpression,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	// +optional
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	// +optional
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	// +kubebuilder:validation:Required
+	State *BlobAuditingPolicyState `json:"state,omitempty"`
+
+	// Specifies the identifier key of the auditing storage account.
+	// If state is Enabled and storageEndpoint is specified, not specifying the storageAccountAccessKey will use SQL server system-assigned managed identity to access the storage.
+	// Prerequisites for using managed identity authentication:
+	// 1. Assign SQL Server a system-assigned managed identity in Azure Active Directory (AAD).
+	// 2. Grant SQL Server identity access to the storage account by adding 'Storage Blob Data Contributor' RBAC role to the server identity.
+	// For more information, see [Auditing to storage using Managed Identity authentication](https://go.microsoft.com/fwlink/?linkid=2114355)
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	// +optional
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	// +optional
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of an extended database blob auditing policy.
+type ExtendedDatabaseBlobAuditingPolicyProperties_STATUS struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies condition of where clause when creating an audit.
+	PredicateExpression *string `json:"predicateExpression,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	State *string `json:"state,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of an extended server blob auditing policy.
+type ExtendedServerBlobAuditingPolicyProperties struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	// +optional
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies the state of devops audit. If state is Enabled, devops logs will be sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled', 'IsAzureMonitorTargetEnabled' as true and 'IsDevopsAuditEnabled' as true
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'DevOpsOperationsAudit' diagnostic logs category on the master database should also be created.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/master/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsDevopsAuditEnabled *bool `json:"isDevopsAuditEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	// +optional
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	// +optional
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies condition of where clause when creating an audit.
+	// +optional
+	PredicateExpression *string `json:"predicateExpression,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	// +optional
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	// +optional
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	// +kubebuilder:validation:Required
+	State *BlobAuditingPolicyState `json:"state,omitempty"`
+
+	// Specifies the identifier key of the auditing storage account.
+	// If state is Enabled and storageEndpoint is specified, not specifying the storageAccountAccessKey will use SQL server system-assigned managed identity to access the storage.
+	// Prerequisites for using managed identity authentication:
+	// 1. Assign SQL Server a system-assigned managed identity in Azure Active Directory (AAD).
+	// 2. Grant SQL Server identity access to the storage account by adding 'Storage Blob Data Contributor' RBAC role to the server identity.
+	// For more information, see [Auditing to storage using Managed Identity authentication](https://go.microsoft.com/fwlink/?linkid=2114355)
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	// +optional
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	// +optional
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of an extended server blob auditing policy.
+type ExtendedServerBlobAuditingPolicyProperties_STATUS struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies the state of devops audit. If state is Enabled, devops logs will be sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled', 'IsAzureMonitorTargetEnabled' as true and 'IsDevopsAuditEnabled' as true
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'DevOpsOperationsAudit' diagnostic logs category on the master database should also be created.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/master/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsDevopsAuditEnabled *bool `json:"isDevopsAuditEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies condition of where clause when creating an audit.
+	PredicateExpression *string `json:"predicateExpression,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	State *string `json:"state,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// The properties of an IPv6 server firewall rule.
+type IPv6ServerFirewallRuleProperties struct {
+	// The end IP address of the firewall rule. Must be IPv6 format. Must be greater than or equal to startIpAddress.
+	// +optional
+	EndIPv6Address *string `json:"endIPv6Address,omitempty"`
+
+	// The start IP address of the firewall rule. Must be IPv6 format.
+	// +optional
+	StartIPv6Address *string `json:"startIPv6Address,omitempty"`
+}
+
+// The properties of an IPv6 server firewall rule.
+type IPv6ServerFirewallRuleProperties_STATUS struct {
+	// The end IP address of the firewall rule. Must be IPv6 format. Must be greater than or equal to startIpAddress.
+	EndIPv6Address *string `json:"endIPv6Address,omitempty"`
+
+	// The start IP address of the firewall rule. Must be IPv6 format.
+	StartIPv6Address *string `json:"startIPv6Address,omitempty"`
+}
+
+// The properties of an outbound firewall rule.
+type OutboundFirewallRuleProperties_STATUS struct {
+	// The state of the outbound rule.
+	ProvisioningState *string `json:"provisioningState,omitempty"`
+}
+
 // Properties of a private endpoint connection.
 type PrivateEndpointConnectionProperties_STATUS struct {
 	// Group IDs.
@@ -375,6 +1259,319 @@ type ResourceIdentity_STATUS struct {
 
 	// The resource ids of the user assigned identities to use
 	UserAssignedIdentities map[string]UserIdentity_STATUS `json:"userAssignedIdentities,omitempty"`
+}
+
+// Properties of a security alert policy.
+type SecurityAlertsPolicyProperties struct {
+	// Specifies an array of alerts that are disabled. Allowed values are: Sql_Injection, Sql_Injection_Vulnerability, Access_Anomaly, Data_Exfiltration, Unsafe_Action, Brute_Force
+	// +optional
+	DisabledAlerts []string `json:"disabledAlerts,omitempty"`
+
+	// Specifies that the alert is sent to the account administrators.
+	// +optional
+	EmailAccountAdmins *bool `json:"emailAccountAdmins,omitempty"`
+
+	// Specifies an array of e-mail addresses to which the alert is sent.
+	// +optional
+	EmailAddresses []string `json:"emailAddresses,omitempty"`
+
+	// Specifies the number of days to keep in the Threat Detection audit logs.
+	// +optional
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the policy, whether it is enabled or disabled or a policy has not been applied yet on the specific database.
+	// +kubebuilder:validation:Required
+	State *SecurityAlertsPolicyState `json:"state,omitempty"`
+
+	// Specifies the identifier key of the Threat Detection audit storage account.
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). This blob storage will hold all Threat Detection audit logs.
+	// +optional
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of a security alert policy.
+type SecurityAlertsPolicyProperties_STATUS struct {
+	// Specifies the UTC creation time of the policy.
+	CreationTime *string `json:"creationTime,omitempty"`
+
+	// Specifies an array of alerts that are disabled. Allowed values are: Sql_Injection, Sql_Injection_Vulnerability, Access_Anomaly, Data_Exfiltration, Unsafe_Action, Brute_Force
+	DisabledAlerts []string `json:"disabledAlerts,omitempty"`
+
+	// Specifies that the alert is sent to the account administrators.
+	EmailAccountAdmins *bool `json:"emailAccountAdmins,omitempty"`
+
+	// Specifies an array of e-mail addresses to which the alert is sent.
+	EmailAddresses []string `json:"emailAddresses,omitempty"`
+
+	// Specifies the number of days to keep in the Threat Detection audit logs.
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the policy, whether it is enabled or disabled or a policy has not been applied yet on the specific database.
+	State *string `json:"state,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). This blob storage will hold all Threat Detection audit logs.
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of a server blob auditing policy.
+type ServerBlobAuditingPolicyProperties struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	// +optional
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies the state of devops audit. If state is Enabled, devops logs will be sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled', 'IsAzureMonitorTargetEnabled' as true and 'IsDevopsAuditEnabled' as true
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'DevOpsOperationsAudit' diagnostic logs category on the master database should also be created.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/master/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	// +optional
+	IsDevopsAuditEnabled *bool `json:"isDevopsAuditEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	// +optional
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	// +optional
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	// +optional
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	// +optional
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	// +kubebuilder:validation:Required
+	State *BlobAuditingPolicyState `json:"state,omitempty"`
+
+	// Specifies the identifier key of the auditing storage account.
+	// If state is Enabled and storageEndpoint is specified, not specifying the storageAccountAccessKey will use SQL server system-assigned managed identity to access the storage.
+	// Prerequisites for using managed identity authentication:
+	// 1. Assign SQL Server a system-assigned managed identity in Azure Active Directory (AAD).
+	// 2. Grant SQL Server identity access to the storage account by adding 'Storage Blob Data Contributor' RBAC role to the server identity.
+	// For more information, see [Auditing to storage using Managed Identity authentication](https://go.microsoft.com/fwlink/?linkid=2114355)
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	// +optional
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	// +optional
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// Properties of a server blob auditing policy.
+type ServerBlobAuditingPolicyProperties_STATUS struct {
+	// Specifies the Actions-Groups and Actions to audit.
+	//
+	// The recommended set of action groups to use is the following combination - this will audit all the queries and stored procedures executed against the database, as well as successful and failed logins:
+	//
+	// BATCH_COMPLETED_GROUP,
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP,
+	// FAILED_DATABASE_AUTHENTICATION_GROUP.
+	//
+	// This above combination is also the set that is configured by default when enabling auditing from the Azure portal.
+	//
+	// The supported action groups to audit are (note: choose only specific groups that cover your auditing needs. Using unnecessary groups could lead to very large quantities of audit records):
+	//
+	// APPLICATION_ROLE_CHANGE_PASSWORD_GROUP
+	// BACKUP_RESTORE_GROUP
+	// DATABASE_LOGOUT_GROUP
+	// DATABASE_OBJECT_CHANGE_GROUP
+	// DATABASE_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_OBJECT_PERMISSION_CHANGE_GROUP
+	// DATABASE_OPERATION_GROUP
+	// DATABASE_PERMISSION_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_CHANGE_GROUP
+	// DATABASE_PRINCIPAL_IMPERSONATION_GROUP
+	// DATABASE_ROLE_MEMBER_CHANGE_GROUP
+	// FAILED_DATABASE_AUTHENTICATION_GROUP
+	// SCHEMA_OBJECT_ACCESS_GROUP
+	// SCHEMA_OBJECT_CHANGE_GROUP
+	// SCHEMA_OBJECT_OWNERSHIP_CHANGE_GROUP
+	// SCHEMA_OBJECT_PERMISSION_CHANGE_GROUP
+	// SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP
+	// USER_CHANGE_PASSWORD_GROUP
+	// BATCH_STARTED_GROUP
+	// BATCH_COMPLETED_GROUP
+	// DBCC_GROUP
+	// DATABASE_OWNERSHIP_CHANGE_GROUP
+	// DATABASE_CHANGE_GROUP
+	// LEDGER_OPERATION_GROUP
+	//
+	// These are groups that cover all sql statements and stored procedures executed against the database, and should not be used in combination with other groups as this will result in duplicate audit logs.
+	//
+	// For more information, see [Database-Level Audit Action Groups](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-action-groups).
+	//
+	// For Database auditing policy, specific Actions can also be specified (note that Actions cannot be specified for Server auditing policy). The supported actions to audit are:
+	// SELECT
+	// UPDATE
+	// INSERT
+	// DELETE
+	// EXECUTE
+	// RECEIVE
+	// REFERENCES
+	//
+	// The general form for defining an action to be audited is:
+	// {action} ON {object} BY {principal}
+	//
+	// Note that <object> in the above format can refer to an object like a table, view, or stored procedure, or an entire database or schema. For the latter cases, the forms DATABASE::{db_name} and SCHEMA::{schema_name} are used, respectively.
+	//
+	// For example:
+	// SELECT on dbo.myTable by public
+	// SELECT on DATABASE::myDatabase by public
+	// SELECT on SCHEMA::mySchema by public
+	//
+	// For more information, see [Database-Level Audit Actions](https://docs.microsoft.com/en-us/sql/relational-databases/security/auditing/sql-server-audit-action-groups-and-actions#database-level-audit-actions)
+	AuditActionsAndGroups []string `json:"auditActionsAndGroups,omitempty"`
+
+	// Specifies whether audit events are sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled' and 'IsAzureMonitorTargetEnabled' as true.
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'SQLSecurityAuditEvents' diagnostic logs category on the database should be also created.
+	// Note that for server level audit you should use the 'master' database as {databaseName}.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsAzureMonitorTargetEnabled *bool `json:"isAzureMonitorTargetEnabled,omitempty"`
+
+	// Specifies the state of devops audit. If state is Enabled, devops logs will be sent to Azure Monitor.
+	// In order to send the events to Azure Monitor, specify 'State' as 'Enabled', 'IsAzureMonitorTargetEnabled' as true and 'IsDevopsAuditEnabled' as true
+	//
+	// When using REST API to configure auditing, Diagnostic Settings with 'DevOpsOperationsAudit' diagnostic logs category on the master database should also be created.
+	//
+	// Diagnostic Settings URI format:
+	// PUT https://management.azure.com/subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Sql/servers/{serverName}/databases/master/providers/microsoft.insights/diagnosticSettings/{settingsName}?api-version=2017-05-01-preview
+	//
+	// For more information, see [Diagnostic Settings REST API](https://go.microsoft.com/fwlink/?linkid=2033207)
+	// or [Diagnostic Settings PowerShell](https://go.microsoft.com/fwlink/?linkid=2033043)
+	IsDevopsAuditEnabled *bool `json:"isDevopsAuditEnabled,omitempty"`
+
+	// Specifies whether Managed Identity is used to access blob storage
+	IsManagedIdentityInUse *bool `json:"isManagedIdentityInUse,omitempty"`
+
+	// Specifies whether storageAccountAccessKey value is the storage's secondary key.
+	IsStorageSecondaryKeyInUse *bool `json:"isStorageSecondaryKeyInUse,omitempty"`
+
+	// Specifies the amount of time in milliseconds that can elapse before audit actions are forced to be processed.
+	// The default minimum value is 1000 (1 second). The maximum is 2,147,483,647.
+	QueueDelayMs *int32 `json:"queueDelayMs,omitempty"`
+
+	// Specifies the number of days to keep in the audit logs in the storage account.
+	RetentionDays *int32 `json:"retentionDays,omitempty"`
+
+	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
+	State *string `json:"state,omitempty"`
+
+	// Specifies the blob storage subscription Id.
+	StorageAccountSubscriptionId *string `json:"storageAccountSubscriptionId,omitempty"`
+
+	// Specifies the blob storage endpoint (e.g. https://MyAccount.blob.core.windows.net). If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled is required.
+	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
+}
+
+// The properties of a server connection policy.
+type ServerConnectionPolicyProperties struct {
+	// The server connection type.
+	// +kubebuilder:validation:Required
+	ConnectionType *ServerConnectionType `json:"connectionType,omitempty"`
+}
+
+// The properties of a server connection policy.
+type ServerConnectionPolicyProperties_STATUS struct {
+	// The server connection type.
+	ConnectionType *string `json:"connectionType,omitempty"`
 }
 
 // Properties of a active directory administrator.
@@ -539,6 +1736,34 @@ type ServerProperties_STATUS struct {
 	WorkspaceFeature *string `json:"workspaceFeature,omitempty"`
 }
 
+// Properties of a server Vulnerability Assessment.
+type ServerVulnerabilityAssessmentProperties struct {
+	// The recurring scans settings
+	// +optional
+	RecurringScans *VulnerabilityAssessmentRecurringScansProperties `json:"recurringScans,omitempty"`
+
+	// Specifies the identifier key of the storage account for vulnerability assessment scan results. If 'StorageContainerSasKey' isn't specified, storageAccountAccessKey is required. Applies only if the storage account is not behind a Vnet or a firewall
+	// +optional
+	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
+
+	// A blob storage container path to hold the scan results (e.g. https://myStorage.blob.core.windows.net/VaScans/).
+	// +kubebuilder:validation:Required
+	StorageContainerPath *string `json:"storageContainerPath,omitempty"`
+
+	// A shared access signature (SAS Key) that has write access to the blob container specified in 'storageContainerPath' parameter. If 'storageAccountAccessKey' isn't specified, StorageContainerSasKey is required. Applies only if the storage account is not behind a Vnet or a firewall
+	// +optional
+	StorageContainerSasKey *core.SecretKeyReference `json:"storageContainerSasKey,omitempty"`
+}
+
+// Properties of a server Vulnerability Assessment.
+type ServerVulnerabilityAssessmentProperties_STATUS struct {
+	// The recurring scans settings
+	RecurringScans *VulnerabilityAssessmentRecurringScansProperties_STATUS `json:"recurringScans,omitempty"`
+
+	// A blob storage container path to hold the scan results (e.g. https://myStorage.blob.core.windows.net/VaScans/).
+	StorageContainerPath *string `json:"storageContainerPath,omitempty"`
+}
+
 // An ARM Resource SKU.
 type Sku struct {
 	// Capacity of the particular SKU.
@@ -580,6 +1805,40 @@ type Sku_STATUS struct {
 	Tier *string `json:"tier,omitempty"`
 }
 
+// Metadata pertaining to creation and last modification of the resource.
+type SystemData_STATUS struct {
+	// The timestamp of resource creation (UTC).
+	CreatedAt *string `json:"createdAt,omitempty"`
+
+	// The identity that created the resource.
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// The type of identity that created the resource.
+	CreatedByType *string `json:"createdByType,omitempty"`
+
+	// The timestamp of resource last modification (UTC)
+	LastModifiedAt *string `json:"lastModifiedAt,omitempty"`
+
+	// The identity that last modified the resource.
+	LastModifiedBy *string `json:"lastModifiedBy,omitempty"`
+
+	// The type of identity that last modified the resource.
+	LastModifiedByType *string `json:"lastModifiedByType,omitempty"`
+}
+
+// Properties of a transparent data encryption.
+type TransparentDataEncryptionProperties struct {
+	// Specifies the state of the transparent data encryption.
+	// +kubebuilder:validation:Required
+	State *TransparentDataEncryptionState `json:"state,omitempty"`
+}
+
+// Properties of a transparent data encryption.
+type TransparentDataEncryptionProperties_STATUS struct {
+	// Specifies the state of the transparent data encryption.
+	State *string `json:"state,omitempty"`
+}
+
 // Azure Active Directory identity configuration for a resource.
 type UserIdentity struct{}
 
@@ -590,4 +1849,54 @@ type UserIdentity_STATUS struct {
 
 	// The Azure Active Directory principal id.
 	PrincipalId *string `json:"principalId,omitempty"`
+}
+
+// Properties of a virtual network rule.
+type VirtualNetworkRuleProperties struct {
+	// Create firewall rule before the virtual network has vnet service endpoint enabled.
+	// +optional
+	IgnoreMissingVnetServiceEndpoint *bool `json:"ignoreMissingVnetServiceEndpoint,omitempty"`
+
+	// The ARM resource id of the virtual network subnet.
+	// +kubebuilder:validation:Required
+	VirtualNetworkSubnetId *string `json:"virtualNetworkSubnetId,omitempty"`
+}
+
+// Properties of a virtual network rule.
+type VirtualNetworkRuleProperties_STATUS struct {
+	// Create firewall rule before the virtual network has vnet service endpoint enabled.
+	IgnoreMissingVnetServiceEndpoint *bool `json:"ignoreMissingVnetServiceEndpoint,omitempty"`
+
+	// Virtual Network Rule State
+	State *string `json:"state,omitempty"`
+
+	// The ARM resource id of the virtual network subnet.
+	VirtualNetworkSubnetId *string `json:"virtualNetworkSubnetId,omitempty"`
+}
+
+// Properties of a Vulnerability Assessment recurring scans.
+type VulnerabilityAssessmentRecurringScansProperties struct {
+	// Specifies that the schedule scan notification will be is sent to the subscription administrators.
+	// +optional
+	EmailSubscriptionAdmins *bool `json:"emailSubscriptionAdmins,omitempty"`
+
+	// Specifies an array of e-mail addresses to which the scan notification is sent.
+	// +optional
+	Emails []string `json:"emails,omitempty"`
+
+	// Recurring scans state.
+	// +optional
+	IsEnabled *bool `json:"isEnabled,omitempty"`
+}
+
+// Properties of a Vulnerability Assessment recurring scans.
+type VulnerabilityAssessmentRecurringScansProperties_STATUS struct {
+	// Specifies that the schedule scan notification will be is sent to the subscription administrators.
+	EmailSubscriptionAdmins *bool `json:"emailSubscriptionAdmins,omitempty"`
+
+	// Specifies an array of e-mail addresses to which the scan notification is sent.
+	Emails []string `json:"emails,omitempty"`
+
+	// Recurring scans state.
+	IsEnabled *bool `json:"isEnabled,omitempty"`
 }
