@@ -156,9 +156,9 @@ func TestDescriptorsSorted(t *testing.T) {
 		got = append(got, d.GroupVersionKind().String())
 	}
 	want := []string{
+		"appconfiguration.azure.armature.dev/v20230301, Kind=ConfigurationStore",
 		"authorization.azure.armature.dev/v20220401, Kind=RoleAssignment",
-		"cache.azure.armature.dev/v20240301, Kind=Redis",
-		"cache.azure.armature.dev/v20240301, Kind=RedisAccessPolicy",
+		"authorization.azure.armature.dev/v20220401, Kind=RoleDefinition",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)

@@ -222,7 +222,13 @@ func ToCR(k *model.Kind, ex Example) CR {
 	if owner := ownerName(k, ex); owner != "" {
 		spec["owner"] = map[string]any{"name": owner}
 	} else if scope, ok := ex.Params["scope"].(string); ok && k.Resource.Scope == tree.ScopeExtension {
-		spec["owner"] = map[string]any{"armId": "/" + strings.TrimPrefix(scope, "/")}
+		id := "/" + strings.TrimPrefix(scope, "/")
+		if !strings.HasPrefix(strings.ToLower(id), "/subscriptions/") {
+			// An example whose scope is no id (Authorization's "scope"):
+			// a resource group stands for it.
+			id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/example"
+		}
+		spec["owner"] = map[string]any{"armId": id}
 	}
 	cr.Object = map[string]any{
 		"apiVersion": k.Package.Group + "/" + k.Package.Version,
