@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -88,10 +89,21 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if stale, err := r.stale(ctx, st); err != nil || stale {
 		return reconcile.Result{Requeue: stale}, step(stepStale, err)
 	}
+	// A digest, not the body: the body may hold secrets.
+	write := sha256.Sum256(fmt.Appendf(nil, "%d %s %s %s", st.obj.GetGeneration(), w.Verb, id, payload))
+	if prev, ok := r.refusals.Load(st.obj.GetUID()); ok && prev.(refusal).write == write {
+		// ARM refused this very write: it would refuse it again.
+		return r.fail(ctx, st, prev.(refusal).err)
+	}
 	res, err := r.armCall(ctx, st, w.Verb, id, payload)
 	if err != nil {
-		return r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
+		result, ferr := r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
+		if st.refused {
+			r.refusals.Store(st.obj.GetUID(), refusal{write: write, err: step(stepWrite(w.Verb, id), err)})
+		}
+		return result, ferr
 	}
+	r.refusals.Delete(st.obj.GetUID())
 	r.wroteNow(st)
 	if !res.Done() {
 		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, applied)
@@ -213,4 +225,11 @@ func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied s
 		more(st.obj)
 	}
 	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
+}
+
+// refusal is a write ARM refused with an object-change error, and the
+// error.
+type refusal struct {
+	write [sha256.Size]byte // of generation, verb, id and body
+	err   error
 }

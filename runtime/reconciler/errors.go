@@ -94,6 +94,7 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 	case errors.As(err, &te):
 		r.eventOnce(st, te.reason, te.message)
 		st.userMustAct(te.reason, te.message)
+		st.refused = true
 	case errors.As(err, &we):
 		return r.wait(ctx, st, err, arm.ClassWorldChange, we.reason, we.message, true, 0)
 	default:
@@ -111,6 +112,7 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		}
 		r.eventOnce(st, c.Reason, c.Message)
 		st.userMustAct(c.Reason, c.Message)
+		st.refused = true
 	}
 	if werr := r.writeStatus(ctx, st); werr != nil {
 		return reconcile.Result{}, step(stepStatus, werr)

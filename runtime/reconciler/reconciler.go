@@ -62,6 +62,11 @@ type Reconciler struct {
 	// listable collection is observed by the drift observer's LIST, not by
 	// its own GET.
 	lists []descriptor.Template
+	// refusals holds, per object UID, the write ARM refused with an
+	// object-change error (a refusal): the same write of the same
+	// generation is not sent again, whatever brings the next reconcile
+	// (an owner's readiness, a resync).
+	refusals sync.Map
 	// failures counts consecutive retried errors per object (backoff).
 	failures *failures
 	// lastWrite holds, per object UID, when ARM last accepted a write of
@@ -296,6 +301,7 @@ func (r *Reconciler) remember(st *state) {
 	obj := st.obj
 	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		r.written.Delete(obj.GetUID())
+		r.refusals.Delete(obj.GetUID())
 		return
 	}
 	if rv := obj.GetResourceVersion(); rv != st.readVersion {

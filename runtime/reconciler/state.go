@@ -60,6 +60,9 @@ type state struct {
 	// failed is set when the reconcile ended on an error the reconciler
 	// retries itself (a classified one): its backoff counts on.
 	failed bool
+	// refused is set when this reconcile ended on an object-change error:
+	// nothing is retried until the object changes.
+	refused bool
 	body   map[string]any // GET body for status, if read
 	plan   map[string]any // status.reconcilePlan, under the plan policy
 	lastOp string         // status.lastOperation to write, if it changed

@@ -207,9 +207,23 @@ func TestErrorClassObjectChange(t *testing.T) {
 	if w := warnings(t, ns, "badparam", "InvalidParameter"); w != 1 {
 		t.Errorf("%d Events, want 1", w)
 	}
+	// Another reconcile of the same spec (here a changed sync period; an
+	// owner's readiness flipping brings one too, as the playback of
+	// Test_AzureName_IsImmutable_IfAzureHasBeenCommunicatedWith showed)
+	// does not send the refused body again: ARM would refuse it again.
+	cur := get(t, sa)
+	cur.SetAnnotations(map[string]string{reconciler.AnnotationSyncPeriod: "1h"})
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	watchWindow(time.Now(), 2*time.Second)
+	if n := calls(fa, http.MethodPut, armID("object", "Microsoft.Storage/storageAccounts/badparam")); n != 1 {
+		t.Errorf("%d PUTs after a reconcile of the unchanged spec, want 1", n)
+	}
+	checkCondition(t, sa, "InvalidParameter", msg+" (target properties.accessTier)", "True")
 	// The object changes: the next PUT goes out (and Azure takes it).
 	fa.SetFaults(fakearm.Faults{})
-	cur := get(t, sa)
+	cur = get(t, sa)
 	_ = unstructured.SetNestedField(cur.Object, "Cool", "spec", "properties", "accessTier")
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
