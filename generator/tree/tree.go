@@ -573,6 +573,10 @@ func (b *builder) attach() {
 				} else {
 					b.skip(pd.doc, pd.path, SkipListOnly, "GET lists "+suffix+", which is not a resource type with PUT")
 				}
+			case owner != nil && m == "GET" && !b.isList(op) && requiredQuery(op) != "":
+				// CheckIPAddressAvailability?ipAddress=…: a question about a
+				// value, not a read of the resource's status.
+				b.skip(pd.doc, pd.path, belowCategory(pd), "GET below "+owner.ARMType+" needs the query parameter "+requiredQuery(op)+": a question, not a status read")
 			case owner != nil && m == "GET" && !b.isList(op) && !strings.Contains(suffix, "{"):
 				owner.StatusGETs = append(owner.StatusGETs, &Action{Name: suffix, Path: pd.path, Op: op})
 			case owner == nil && m == "GET" && len(pd.p.tokens)%2 == 1 && b.isList(op):
@@ -682,4 +686,15 @@ func (b *builder) resources() []*Resource {
 		out = append(out, b.byType[k])
 	}
 	return out
+}
+
+// requiredQuery names the first required query parameter of an operation
+// (api-version aside), or "".
+func requiredQuery(op *Operation) string {
+	for _, q := range op.Query {
+		if q.Required {
+			return q.Name
+		}
+	}
+	return ""
 }

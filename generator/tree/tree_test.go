@@ -113,13 +113,14 @@ func TestBuildContoso(t *testing.T) {
 	for p, want := range map[string]string{
 		"/{resourceId}": "generic resource path",
 		"/providers/Microsoft.Contoso/operations": "list of a type that has no PUT",
+		"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/checkColor": "needs the query parameter color: a question, not a status read",
 	} {
 		if !strings.Contains(reasons[p], want) {
 			t.Errorf("skipped %s: reason %q, want %q", p, reasons[p], want)
 		}
 	}
-	if len(tr.Skipped) != 2 {
-		t.Errorf("skipped %d paths, want 2: %v", len(tr.Skipped), tr.Skipped)
+	if len(tr.Skipped) != 3 {
+		t.Errorf("skipped %d paths, want 3: %v", len(tr.Skipped), tr.Skipped)
 	}
 	w := tr.Resource("microsoft.contoso/WIDGETS")
 	if w == nil || w.Ops["PUT"].FinalStateVia != "azure-async-operation" {

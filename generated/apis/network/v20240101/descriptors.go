@@ -24267,13 +24267,6 @@ var VirtualNetworkDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "virtualNetworkPeerings"},
 		},
 	},
-	StatusGETs: []descriptor.Action{
-		{
-			Name:        "CheckIPAddressAvailability",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/virtualNetworks/{virtualNetworkName}/CheckIPAddressAvailability",
-			StatusField: "CheckIPAddressAvailability",
-		},
-	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20240101",
 }

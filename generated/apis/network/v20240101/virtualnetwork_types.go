@@ -82,11 +82,6 @@ type VirtualNetworkStatus struct {
 	// +kubebuilder:validation:Schemaless
 	ReconcilePlan *apiextensionsv1.JSON `json:"reconcilePlan,omitempty"`
 
-	// CheckIPAddressAvailability is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/virtualNetworks/{virtualNetworkName}/CheckIPAddressAvailability, read with the resource.
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Schemaless
-	CheckIPAddressAvailability *apiextensionsv1.JSON `json:"CheckIPAddressAvailability,omitempty"`
-
 	// A unique read-only string that changes whenever the resource is updated.
 	Etag *string `json:"etag,omitempty"`
 

@@ -14960,11 +14960,6 @@ func (in *VirtualNetworkStatus) DeepCopyInto(out *VirtualNetworkStatus) {
 		*out = new(apiextensionsv1.JSON)
 		(*in).DeepCopyInto(*out)
 	}
-	if in.CheckIPAddressAvailability != nil {
-		in, out := &in.CheckIPAddressAvailability, &out.CheckIPAddressAvailability
-		*out = new(apiextensionsv1.JSON)
-		(*in).DeepCopyInto(*out)
-	}
 	if in.Etag != nil {
 		in, out := &in.Etag, &out.Etag
 		*out = new(string)
