@@ -343,9 +343,22 @@ func (c *azClient) write(ctx context.Context, method, id, apiVersion string, pay
 		return &Result{Status: resp.StatusCode, Body: b}, err
 	}
 	res := &Result{Status: resp.StatusCode, RetryAfter: retryAfter(resp)}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("arm: %s %s: read: %w", method, id, err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	p, err := runtime.NewPoller[body](resp, c.pl, nil)
 	if err != nil {
 		return nil, fmt.Errorf("arm: %s %s: start polling: %w", method, id, err)
+	}
+	if p.Done() {
+		// Recorded from Network: a PUT answered 200 with an
+		// Azure-AsyncOperation header and a body already Succeeded. The
+		// answer is final; there is no operation to follow.
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		b, err := decode(resp)
+		return &Result{Status: resp.StatusCode, Body: b}, err
 	}
 	if res.Token, err = p.ResumeToken(); err != nil {
 		return nil, fmt.Errorf("arm: %s %s: resume token: %w", method, id, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/armature-dev/armature/fakearm"
@@ -66,5 +67,31 @@ func TestOperationsAndResume(t *testing.T) {
 	}
 	if res, err := c.Delete(ctx, sa+"x", saV); err != nil || res.Status != http.StatusNoContent {
 		t.Errorf("deleting a missing resource succeeds: %v %v", res, err)
+	}
+}
+
+// TestFinalAnswerWithOperationHeader: Network answers a PUT of an existing
+// virtual network 200 with an Azure-AsyncOperation header and a body whose
+// provisioningState is already Succeeded
+// (test/recordings/Test_Networking_VirtualNetwork_CRUD.yaml #2). The
+// answer is final: Put returns it, not an error about a finished poller.
+func TestFinalAnswerWithOperationHeader(t *testing.T) {
+	const vnet = rg + "/providers/Microsoft.Network/virtualNetworks/vn1"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Azure-AsyncOperation", "https://"+r.Host+"/subscriptions/x/providers/Microsoft.Network/locations/westus2/operations/1?api-version=2024-01-01")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"name":"vn1","id":"` + vnet + `","properties":{"provisioningState":"Succeeded","addressSpace":{"addressPrefixes":["10.0.0.0/8"]},"subnets":[]}}`))
+	}))
+	defer srv.Close()
+	c, err := arm.NewClient(arm.Options{Endpoint: srv.URL, Credential: arm.StaticToken("t"), Transport: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Put(context.Background(), vnet, "2024-01-01", []byte(`{"location":"westus2"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Done() || res.Status != http.StatusOK || res.Body["id"] != vnet {
+		t.Errorf("Put = %+v, want the final 200 answer with its body", res)
 	}
 }
