@@ -99,6 +99,9 @@ const (
 	srcAzidentity = "https://pkg.go.dev/github.com/Azure/azure-sdk-for-go/sdk/azidentity#AuthenticationFailedError"
 	srcRecordedRG = "recording ../shared/recordings/Test_NewResourceGroup_Error.yaml (400 LocationNotAvailableForResourceGroup)"
 	srcIssue      = "issue 17 (no ARM page documents this code; its name says it is transient)"
+	srcNested     = "recording test/recordings/Test_Networking_PrivateDnsZone_CRUD.yaml (409 CannotDeleteResource while a virtual network link exists, 202 once it is deleted)"
+	srcReferenced = "recording test/recordings/Test_Networking_PrivateEndpoint_CRUD.yaml (a DNS zone group DELETE answered 400 ReferencedResourceNotProvisioned while its endpoint was deleted, 204 on the next try)"
+	srcPrincipal  = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
 )
 
 const (
@@ -108,6 +111,7 @@ const (
 	hintRegister   = "Register the resource provider (az provider register --namespace <namespace>), or run the operator with --register-providers; the operator retries."
 	hintAccess     = "Grant the operator's identity a role on the scope (or fix the credential); the operator retries."
 	hintCredential = "Fix the credential (its Secret, or the operator's identity); the operator retries."
+	hintPrincipal  = "A principal created moments ago may not have replicated in Microsoft Entra ID yet (spec.properties.principalType skips the lookup); the operator retries."
 )
 
 // Rules is the error table, first match wins. docs/errors.md is generated
@@ -154,6 +158,13 @@ var Rules = []Rule{
 	{Match: Match{Code: "ResourceGroupNotFound"}, Class: ClassRetry, Source: srcCommon},
 	{Match: Match{Code: "ParentResourceNotFound"}, Class: ClassRetry, Source: srcCommon},
 	{Match: Match{Code: "SubscriptionRequestsThrottled"}, Class: ClassRetry, Source: srcCommon},
+	// Children are being deleted (a Private DNS zone's links).
+	{Match: Match{Code: "CannotDeleteResource"}, Class: ClassRetry, Source: srcNested},
+	// A 400, but transient: a resource it references is being changed
+	// (a private endpoint while its DNS zone group is deleted).
+	{Match: Match{Code: "ReferencedResourceNotProvisioned"}, Class: ClassRetry, Source: srcReferenced},
+	// A 400, but transient: Entra ID replicates a new principal.
+	{Match: Match{Code: "PrincipalNotFound"}, Class: ClassRetry, Hint: hintPrincipal, Source: srcPrincipal},
 
 	// Wait for a change of the object.
 	{Match: Match{Code: "OperationNotAllowed", MessageContains: "quota"}, Class: ClassObjectChange, Source: srcQuota},

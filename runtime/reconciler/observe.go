@@ -74,7 +74,9 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	if st.cond == nil {
 		state, _, _ := unstructured.NestedString(res.Body, "properties", "provisioningState")
 		switch {
-		case state == "" || strings.EqualFold(state, "Succeeded"):
+		case state == "" || strings.EqualFold(state, "Succeeded") || strings.EqualFold(state, "Ready"):
+			// Ready: SQL's outbound firewall rules end there
+			// (test/recordings/Test_SQL_Server_CRUD.yaml).
 			note := ""
 			if len(normalised) > 0 {
 				note = "ARM answers " + strings.Join(normalised, ", ") + " differently from spec: its normalisation of what was applied, not drift"

@@ -2,7 +2,10 @@ package reconciler_test
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/armature-dev/armature/fakearm/cassette"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -347,4 +350,48 @@ func TestErrorClassNameTaken(t *testing.T) {
 	}
 	fa.SetFaults(fakearm.Faults{}) // the vault is purged, the name freed
 	waitReady(t, sa, kv)
+}
+
+// TestPrincipalNotFoundIsRetried: a role assignment for a principal
+// created seconds before is refused with 400 PrincipalNotFound until
+// Microsoft Entra ID has replicated it, then created, as recorded
+// (Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml #5 to #9:
+// four refusals, then 201). The recorded answer is the data: a retry, not
+// a wait for a change of the object.
+func TestPrincipalNotFoundIsRetried(t *testing.T) {
+	c, err := cassette.Load(filepath.Join("..", "recordings", "Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := c.Interactions[5].Response
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(refused.Body), &body); err != nil || refused.Code != http.StatusBadRequest || body.Error.Code != "PrincipalNotFound" {
+		t.Fatalf("recorded #5: %d %s (%v), want the recorded 400 PrincipalNotFound", refused.Code, refused.Body, err)
+	}
+
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	startOperator(t, fa, ns, reconciler.Config{RetryBackoff: reconciler.Backoff{Initial: 200 * time.Millisecond, Max: time.Second}})
+	rg := resourceGroup(ns, "access")
+	create(t, rg)
+	waitReady(t, rg)
+	const name = "71350183-d252-4648-9f93-7993b21f9ba7"
+	fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodPut, PathContains: "roleAssignments/" + name, Status: refused.Code, Code: body.Error.Code, Message: body.Error.Message, Count: 4})
+	ra := cr("RoleAssignment", "authorization.azure.armature.dev/v20220401", ns, "reader", map[string]any{
+		"owner": map[string]any{"group": "resources.azure.armature.dev", "kind": "ResourceGroup", "name": "access"}, "azureName": name,
+		"properties": map[string]any{
+			"principalId":      "ec4e6df4-33a6-4659-aa40-ad9302949510",
+			"roleDefinitionId": "/subscriptions/" + subscription + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7",
+		}})
+	create(t, ra)
+	waitReady(t, ra)
+	id := armID("access", "Microsoft.Authorization/roleAssignments/"+name)
+	if n := calls(fa, http.MethodPut, id); n != 5 {
+		t.Errorf("%d PUTs, want 5: four refused as recorded, retried, then created", n)
+	}
+	if w := warnings(t, ns, "reader", "PrincipalNotFound"); w != 1 {
+		t.Errorf("%d PrincipalNotFound Events, want 1", w)
+	}
 }
