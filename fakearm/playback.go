@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,9 @@ type Playback struct {
 	ops       map[string]*pbSeq      // lower-case operation path → its recorded polls
 	opOf      map[string]pbOrigin    // lower-case operation path → the write that named it
 	requests  []PlaybackRequest
+	// high is the latest recorded interaction answered: how far the
+	// client has come in the recording's time.
+	high int
 }
 
 // PlaybackRequest is one request the playback answered.
@@ -64,8 +68,10 @@ type PlaybackRequest struct {
 	Status int    `json:"status"`
 	// Interaction is the recorded interaction that answered (-1 for none).
 	Interaction int `json:"interaction"`
-	// Derived is true for an operation poll answered from the resource's
-	// recorded state.
+	// Derived is true for an answer derived from other recorded
+	// interactions: an operation poll from the resource's recorded GETs, a
+	// GET from a synchronous write's answer, a LIST from the recorded GETs
+	// of the collection's resources (Interaction -1).
 	Derived bool `json:"derived,omitempty"`
 }
 
@@ -92,11 +98,14 @@ type pbSeq struct {
 type pbOrigin struct {
 	resource string
 	write    int // index into resource.writes
+	// async: the URL came in Azure-AsyncOperation, whose polls answer 200
+	// with {"status": …} (a Location poll answers 202, then the result).
+	async bool
 }
 
 // NewPlayback prepares a playback of a recording; descs are the types whose
 // paths are resources (the rest of the paths are answered only when they
-// are operation URLs).
+// are operation URLs or POST actions of a resource, in recorded order).
 func NewPlayback(c *cassette.Cassette, descs []*descriptor.Descriptor) *Playback {
 	p := &Playback{c: c, descs: descs, resources: map[string]*pbResource{}, ops: map[string]*pbSeq{}, opOf: map[string]pbOrigin{}}
 	for i, it := range c.Interactions {
@@ -107,6 +116,21 @@ func NewPlayback(c *cassette.Cassette, descs []*descriptor.Descriptor) *Playback
 			continue
 		}
 		if _, _, ok := descriptor.Find(descs, path); !ok {
+			if it.Request.Method == http.MethodPost {
+				// An action of a resource (listKeys,
+				// listClusterAdminCredential): answered in recorded order.
+				if owner := path[:max(strings.LastIndex(path, "/"), 0)]; owner != "" {
+					if _, _, ok := descriptor.Find(descs, owner); ok {
+						s := p.ops[lp]
+						if s == nil {
+							s = &pbSeq{}
+							p.ops[lp] = s
+						}
+						s.polls = append(s.polls, i)
+						continue
+					}
+				}
+			}
 			p.unknown = append(p.unknown, it.Request.Method+" "+path)
 			continue
 		}
@@ -130,7 +154,7 @@ func NewPlayback(c *cassette.Cassette, descs []*descriptor.Descriptor) *Playback
 				op := strings.ToLower(u.Path)
 				if _, ok := p.ops[op]; !ok {
 					p.ops[op] = &pbSeq{}
-					p.opOf[op] = pbOrigin{resource: lp, write: len(r.writes) - 1}
+					p.opOf[op] = pbOrigin{resource: lp, write: len(r.writes) - 1, async: h == "Azure-Asyncoperation"}
 				}
 			}
 		}
@@ -209,7 +233,7 @@ func (p *Playback) Requests() []PlaybackRequest {
 func (p *Playback) Unanswered() []string {
 	var out []string
 	for _, r := range p.Requests() {
-		if r.Interaction < 0 {
+		if r.Interaction < 0 && !r.Derived {
 			out = append(out, r.Method+" "+r.Path)
 		}
 	}
@@ -220,6 +244,9 @@ func (p *Playback) Unanswered() []string {
 func (p *Playback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if r.Method == http.MethodGet && p.list(w, r) {
+		return
+	}
 	i, derived := p.choose(r.Method, r.URL.Path)
 	req := PlaybackRequest{Method: r.Method, Path: r.URL.Path, Interaction: i, Derived: derived != 0}
 	switch {
@@ -233,6 +260,9 @@ func (p *Playback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Status = p.c.Interactions[i].Response.Code
 		p.write(w, r, p.c.Interactions[i].Response)
 	}
+	if i > p.high {
+		p.high = i
+	}
 	p.requests = append(p.requests, req)
 }
 
@@ -241,7 +271,7 @@ func (p *Playback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the interaction answers as recorded).
 func (p *Playback) choose(method, path string) (int, int) {
 	lp := strings.ToLower(path)
-	if s, ok := p.ops[lp]; ok && method == http.MethodGet {
+	if s, ok := p.ops[lp]; ok && (method == http.MethodGet || method == http.MethodPost) {
 		if len(s.polls) > 0 {
 			i := s.polls[min(s.next, len(s.polls)-1)]
 			s.next++
@@ -255,10 +285,34 @@ func (p *Playback) choose(method, path string) (int, int) {
 	}
 	switch method {
 	case http.MethodGet:
-		return res.get(p.c), 0
+		if i := res.get(p.c); i >= 0 {
+			return i, 0
+		}
+		// Never read in the recording after a synchronous write (Key
+		// Vault keys): the write's answer is the resource.
+		if res.last >= 0 {
+			w := p.c.Interactions[res.writes[res.last]]
+			if w.Request.Method != http.MethodDelete && (w.Response.Code == http.StatusOK || w.Response.Code == http.StatusCreated) && strings.TrimSpace(w.Response.Body) != "" {
+				return res.writes[res.last], http.StatusOK
+			}
+		}
+		return -1, 0
 	case http.MethodPut, http.MethodPatch:
 		return res.write(p.c, func(m string) bool { return m == http.MethodPut || m == http.MethodPatch }, http.MethodDelete), 0
 	case http.MethodDelete:
+		// A DELETE the recording refused before the time the client has
+		// reached is past (a zone's 409 CannotDeleteResource while its
+		// link existed, once the link's deletion was answered): the next
+		// recorded DELETE answers.
+		for j := res.state; j < len(res.writes)-1; j++ {
+			w := p.c.Interactions[res.writes[j]]
+			if res.writes[j] >= p.high || w.Request.Method != http.MethodDelete || w.Response.Code < 400 {
+				break
+			}
+			if slices.ContainsFunc(res.writes[j+1:], func(k int) bool { return p.c.Interactions[k].Request.Method == http.MethodDelete }) {
+				res.state = j + 1
+			}
+		}
 		return res.write(p.c, func(m string) bool { return m == http.MethodDelete }, ""), 0
 	}
 	return -1, 0
@@ -284,10 +338,17 @@ func (r *pbResource) write(c *cassette.Cassette, same func(string) bool, barrier
 // get answers a GET from the recorded GETs of the state, else the nearest
 // recorded GET of the same existence.
 func (r *pbResource) get(c *cassette.Cassette) int {
+	i := r.peek(c)
 	if gs := r.gets[r.state]; len(gs) > 0 {
-		i := gs[min(r.cursor[r.state], len(gs)-1)]
 		r.cursor[r.state]++
-		return i
+	}
+	return i
+}
+
+// peek is the GET answer get would give, without moving on.
+func (r *pbResource) peek(c *cassette.Cassette) int {
+	if gs := r.gets[r.state]; len(gs) > 0 {
+		return gs[min(r.cursor[r.state], len(gs)-1)]
 	}
 	present := r.last >= 0 && c.Interactions[r.writes[r.last]].Request.Method != http.MethodDelete && c.Interactions[r.writes[r.last]].Response.Code < 300
 	want := func(i int) bool {
@@ -312,6 +373,36 @@ func (r *pbResource) get(c *cassette.Cassette) int {
 	return -1
 }
 
+// list answers a GET of a collection of a generated type (the drift
+// observer's LIST) with the recorded GET bodies of the collection's
+// resources that exist in their current recorded state; false when the
+// path is no collection.
+func (p *Playback) list(w http.ResponseWriter, r *http.Request) bool {
+	collection := ""
+	for _, d := range p.descs {
+		if m, ok := d.Template().Match(r.URL.Path); ok && m.Collection {
+			collection = strings.ToLower(strings.TrimSuffix(r.URL.Path, "/"))
+			break
+		}
+	}
+	if collection == "" {
+		return false
+	}
+	items := []json.RawMessage{}
+	for _, lp := range p.order {
+		rest, ok := strings.CutPrefix(lp, collection+"/")
+		if !ok || strings.Contains(rest, "/") {
+			continue
+		}
+		if i := p.resources[lp].peek(p.c); i >= 0 && p.c.Interactions[i].Response.Code == http.StatusOK {
+			items = append(items, json.RawMessage(p.c.Interactions[i].Response.Body))
+		}
+	}
+	p.requests = append(p.requests, PlaybackRequest{Method: r.Method, Path: r.URL.Path, Status: http.StatusOK, Interaction: -1, Derived: true})
+	writeJSON(w, http.StatusOK, map[string]any{"value": items})
+	return true
+}
+
 // derive answers a poll of an operation the recorded client never polled,
 // from the resource's recorded GETs after the write that started it.
 func (p *Playback) derive(o pbOrigin) (int, int) {
@@ -334,7 +425,9 @@ func (p *Playback) derive(o pbOrigin) (int, int) {
 	switch {
 	case resp.Code == http.StatusNotFound && deleting:
 		return i, http.StatusOK
-	case resp.Code == http.StatusOK && running(resp.Body):
+	case resp.Code == http.StatusOK && (running(resp.Body) || deleting):
+		// Still there while it is deleted: the deletion runs (CDN's
+		// endpoints show Succeeded until they are gone).
 		return i, http.StatusAccepted
 	case resp.Code == http.StatusOK && !deleting:
 		return i, http.StatusOK
@@ -378,9 +471,22 @@ func (p *Playback) write(w http.ResponseWriter, r *http.Request, resp cassette.R
 	_, _ = w.Write([]byte(resp.Body))
 }
 
-// writeDerived answers an operation poll from a resource GET: the status
-// given, the GET's body for a finished PUT, no body otherwise.
+// writeDerived answers an operation poll from a resource GET: at an
+// Azure-AsyncOperation URL, 200 with the operation's status; at a
+// Location URL, the status given, the GET's body for a finished PUT, no
+// body otherwise.
 func (p *Playback) writeDerived(w http.ResponseWriter, r *http.Request, i, status int) {
+	if p.opOf[strings.ToLower(r.URL.Path)].async {
+		st := "Succeeded"
+		if status == http.StatusAccepted {
+			st = "InProgress"
+			if p.RetryAfter != "" {
+				w.Header().Set("Retry-After", p.RetryAfter)
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": st})
+		return
+	}
 	if status == http.StatusAccepted {
 		w.Header().Set("Location", baseURL(r)+r.URL.RequestURI())
 		if p.RetryAfter != "" {
@@ -388,7 +494,7 @@ func (p *Playback) writeDerived(w http.ResponseWriter, r *http.Request, i, statu
 		}
 	}
 	resp := p.c.Interactions[i].Response
-	if status == http.StatusOK && resp.Code == http.StatusOK {
+	if status == http.StatusOK && (resp.Code == http.StatusOK || resp.Code == http.StatusCreated) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(resp.Body))

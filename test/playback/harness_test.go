@@ -3,6 +3,7 @@ package playback_test
 import (
 	"context"
 	"fmt"
+	"github.com/go-logr/logr"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,8 @@ func TestMain(m *testing.M) {
 	_ = apis.AddToScheme(scheme)
 	if os.Getenv("ARMATURE_TEST_LOG") != "" {
 		log.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		log.SetLogger(logr.Discard()) // no "log.SetLogger(...) was never called" stack in the output
 	}
 	env, c, err := envtestutil.Start(filepath.Join(envtestutil.RepoRoot(), "generated", "crds"))
 	if err != nil {
