@@ -214,76 +214,109 @@ func pickBlocked(obs []seen) *profile.Blocked {
 // request when the answer starts with what the request sent, else masked
 // with the recorded constant.
 func answered(t *classify.Table, gets []seen, singleton bool) []profile.Member {
-	type tally struct {
-		count map[string]int
-		where map[string][]string
-		echo  []string
-	}
-	found := map[string]*tally{}
-	get := func(key string) *tally {
-		if found[key] == nil {
-			found[key] = &tally{count: map[string]int{}, where: map[string][]string{}}
-		}
-		return found[key]
-	}
-	note := func(path descriptor.Path, v, sent any, g seen) {
-		if v == nil {
-			return
-		}
-		c, known := t.Class(path)
-		switch {
-		case !known:
-		case c == classify.WriteOnly || c == classify.Secret:
-			if s, ok := sent.(string); ok && s != "" {
-				if vs, ok := v.(string); ok && strings.HasPrefix(vs, s) {
-					tl := get(path.String())
-					tl.echo = append(tl.echo, g.where)
-					return
-				}
-			}
-		default:
-			return
-		}
-		b, err := json.Marshal(templated(v, g.path, singleton))
-		if err != nil {
-			return
-		}
-		tl := get(path.String())
-		tl.count[string(b)]++
-		tl.where[string(b)] = append(tl.where[string(b)], g.where)
-	}
+	found := tally{}
 	for _, g := range gets {
-		for k, v := range g.body {
-			switch k {
-			case "id", "name", "type", "etag", "systemData", "location", "properties":
-				continue
+		members(g, func(path descriptor.Path, v, sent any, _ bool) {
+			if v == nil {
+				return
 			}
-			note(descriptor.P(k), v, g.request[k], g)
-		}
-		props, _ := g.body["properties"].(map[string]any)
-		sent, _ := g.request["properties"].(map[string]any)
-		for k, v := range props {
-			note(descriptor.P("properties", k), v, sent[k], g)
-		}
+			c, known := t.Class(path)
+			switch {
+			case !known:
+			case c == classify.WriteOnly || c == classify.Secret:
+				if s, ok := sent.(string); ok && s != "" {
+					if vs, ok := v.(string); ok && strings.HasPrefix(vs, s) {
+						found.echo(path.String(), g.where)
+						return
+					}
+				}
+			default:
+				return
+			}
+			found.add(path.String(), templated(v, g.path, singleton), g.where)
+		})
 	}
 	var out []profile.Member
 	for _, key := range slices.Sorted(maps.Keys(found)) {
-		tl := found[key]
-		best := ""
-		for v, n := range tl.count {
-			if n > tl.count[best] || n == tl.count[best] && v < best {
-				best = v
-			}
-		}
-		if len(tl.echo) >= tl.count[best] {
-			out = append(out, profile.Member{Path: key, Echo: true, Source: recorded(tl.echo)})
+		vs := found[key]
+		value, where := vs.best()
+		if len(vs.echoes) >= len(where) {
+			out = append(out, profile.Member{Path: key, Echo: true, Source: recorded(vs.echoes)})
 			continue
 		}
-		var buf bytes.Buffer
-		_ = json.Compact(&buf, []byte(best))
-		out = append(out, profile.Member{Path: key, Value: json.RawMessage(buf.Bytes()), Source: recorded(tl.where[best])})
+		out = append(out, profile.Member{Path: key, Value: value, Source: recorded(where)})
 	}
 	return out
+}
+
+// tally counts, per property path, the values recorded answers carry.
+type tally map[string]*values
+
+// values are the recorded values of one path, as compact JSON, each with
+// where it was seen, and where an answer echoed the request.
+type values struct {
+	where  map[string][]string
+	echoes []string
+}
+
+func (t tally) at(path string) *values {
+	if t[path] == nil {
+		t[path] = &values{where: map[string][]string{}}
+	}
+	return t[path]
+}
+
+// add notes a value (not one JSON cannot hold).
+func (t tally) add(path string, v any, where string) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	vs := t.at(path)
+	vs.where[string(b)] = append(vs.where[string(b)], where)
+}
+
+// echo notes an answer that echoed the request.
+func (t tally) echo(path, where string) {
+	vs := t.at(path)
+	vs.echoes = append(vs.echoes, where)
+}
+
+// best is the most frequent value (ties: the smallest JSON), compacted,
+// and where it was seen; nil when only echoes were seen.
+func (vs *values) best() (json.RawMessage, []string) {
+	best := ""
+	for v, w := range vs.where {
+		if n, m := len(w), len(vs.where[best]); best == "" || n > m || n == m && v < best {
+			best = v
+		}
+	}
+	if best == "" {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, []byte(best))
+	return json.RawMessage(buf.Bytes()), vs.where[best]
+}
+
+// members calls f with each member of a recorded answer at the top level
+// (the envelope aside) and under properties, with what the request that
+// made the resource sent there and whether it sent it.
+func members(g seen, f func(path descriptor.Path, v, sent any, wasSent bool)) {
+	for k, v := range g.body {
+		switch k {
+		case "id", "name", "type", "etag", "systemData", "location", "properties":
+			continue
+		}
+		sent, ok := g.request[k]
+		f(descriptor.P(k), v, sent, ok)
+	}
+	props, _ := g.body["properties"].(map[string]any)
+	sentProps, _ := g.request["properties"].(map[string]any)
+	for k, v := range props {
+		sent, ok := sentProps[k]
+		f(descriptor.P("properties", k), v, sent, ok)
+	}
 }
 
 // templated replaces, in the strings of a recorded value, the answering
@@ -551,64 +584,26 @@ func locationRule(refused []seen) *profile.LocationRule {
 // ones are the emulator's to compute). Where answers differ, the most
 // frequent value wins.
 func defaults(t *classify.Table, gets []seen) []profile.Default {
-	type tally struct {
-		count map[string]int
-		where map[string][]string
-	}
-	found := map[string]*tally{}
-	note := func(path descriptor.Path, v any, where string) {
-		if v == nil {
-			return
-		}
-		if c, ok := t.Class(path); !ok || c != classify.Writable && c != classify.CreateOnly {
-			return
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return
-		}
-		key := path.String()
-		tl := found[key]
-		if tl == nil {
-			tl = &tally{count: map[string]int{}, where: map[string][]string{}}
-			found[key] = tl
-		}
-		tl.count[string(b)]++
-		tl.where[string(b)] = append(tl.where[string(b)], where)
-	}
+	found := tally{}
 	for _, g := range gets {
 		if g.request == nil {
 			continue
 		}
-		for k, v := range g.body {
-			switch k {
-			case "id", "name", "type", "etag", "systemData", "location", "properties":
-				continue
+		members(g, func(path descriptor.Path, v, sent any, wasSent bool) {
+			// A null sent at the top level is nothing sent.
+			if v == nil || wasSent && (len(path) > 1 || sent != nil) {
+				return
 			}
-			if sv, sent := g.request[k]; !sent || sv == nil { // a null sent is nothing sent
-				note(descriptor.P(k), v, g.where)
+			if c, ok := t.Class(path); !ok || c != classify.Writable && c != classify.CreateOnly {
+				return
 			}
-		}
-		props, _ := g.body["properties"].(map[string]any)
-		sent, _ := g.request["properties"].(map[string]any)
-		for k, v := range props {
-			if _, ok := sent[k]; !ok {
-				note(descriptor.P("properties", k), v, g.where)
-			}
-		}
+			found.add(path.String(), v, g.where)
+		})
 	}
 	var out []profile.Default
 	for _, key := range slices.Sorted(maps.Keys(found)) {
-		tl := found[key]
-		best := ""
-		for v, n := range tl.count {
-			if n > tl.count[best] || n == tl.count[best] && v < best {
-				best = v
-			}
-		}
-		var buf bytes.Buffer
-		_ = json.Compact(&buf, []byte(best))
-		out = append(out, profile.Default{Path: key, Value: json.RawMessage(buf.Bytes()), Source: recorded(tl.where[best])})
+		value, where := found[key].best()
+		out = append(out, profile.Default{Path: key, Value: value, Source: recorded(where)})
 	}
 	return out
 }
