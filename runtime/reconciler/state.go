@@ -63,9 +63,9 @@ type state struct {
 	// refused is set when this reconcile ended on an object-change error:
 	// nothing is retried until the object changes.
 	refused bool
-	body   map[string]any // GET body for status, if read
-	plan   map[string]any // status.reconcilePlan, under the plan policy
-	lastOp string         // status.lastOperation to write, if it changed
+	body    map[string]any // GET body for status, if read
+	plan    map[string]any // status.reconcilePlan, under the plan policy
+	lastOp  string         // status.lastOperation to write, if it changed
 	// forced is set when the drift observer asked for a GET.
 	forced bool
 }
