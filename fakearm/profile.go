@@ -3,6 +3,7 @@ package fakearm
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -181,7 +182,7 @@ func (s *Server) profileAnswered(res *resource, body map[string]any) {
 			continue
 		}
 		if m.Echo {
-			if sent, ok := lookup(res.Desired, path); ok && sent != nil {
+			if sent, ok, _ := unstructured.NestedFieldNoCopy(res.Desired, path...); ok && sent != nil {
 				parent[last] = sent
 			}
 			continue
@@ -191,21 +192,6 @@ func (s *Server) profileAnswered(res *resource, body map[string]any) {
 			parent[last] = v
 		}
 	}
-}
-
-// lookup returns the value at a path of property names.
-func lookup(body map[string]any, path descriptor.Path) (any, bool) {
-	var cur any = body
-	for _, k := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // deleteBlocked answers a DELETE the profile refuses while children of
