@@ -31,7 +31,9 @@ func targetKey(kind, name string) string { return strings.ToLower(kind) + "/" + 
 // Actions waiting for it. The manager's scheme must know v1alpha1 and
 // core/v1, and its client must read unstructured objects from the cache.
 func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descriptor.Descriptor, opts ...Option) (*Reconciler, error) {
-	r, err := New(mgr.GetClient(), armClient, NewRegistry(descs), append([]Option{WithRecorder(mgr.GetEventRecorderFor("armature-actions"))}, opts...)...)
+	// The cache holds slim objects (reconciler.TransformForCache): read
+	// them whole.
+	r, err := New(reconciler.CacheReader(mgr.GetClient()), armClient, NewRegistry(descs), append([]Option{WithRecorder(mgr.GetEventRecorderFor("armature-actions"))}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,12 @@ package reconciler
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"hash/fnv"
 	"maps"
-	"net/url"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -19,8 +19,8 @@ import (
 var operatorStatus = map[string]bool{"conditions": true, "observedGeneration": true, "lastOperation": true, "reconcilePlan": true, statusDigest: true}
 
 // statusDigest is the status member, in the operator's cache only, that
-// stands for the ARM body TransformForCache took out: "key=hash,…" for
-// each top-level member of the body (see digestOf). It is never written.
+// stands for the ARM body TransformForCache took out (encodeDigest's text
+// of its digest). It is never written.
 const statusDigest = "armature.dev/digest"
 
 // armBody returns the ARM members of a status (nil when it holds none).
@@ -80,42 +80,64 @@ func dropNulls(v any) {
 	}
 }
 
-// hashOf is a short hash of a JSON value (ints and floats of one value hash
-// alike).
-func hashOf(v any) string {
-	b, _ := json.Marshal(v)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+// A digest is what the cache keeps of status's ARM body (see
+// TransformForCache): a hash per member, two levels deep — a top-level
+// member that is an object by each of its members (properties.accessTier)
+// and by a mark that it is an object, any other member by its whole value.
+// It answers what the reconciler and the drift observer ask of a status
+// they no longer hold: is this body the same (writeStatus), does a listed
+// body say anything the status does not (the observer), does the status
+// hold this value at this path (drift). Members are keyed by a 32-bit hash
+// of their path's text form and valued by a 64-bit hash of their JSON:
+// 12 bytes a member, kept as base64 text.
+type digestMap map[uint32]uint64
+
+// mapMark is the value of a member that is an object: its members have
+// digests of their own.
+var mapMark = valueHash("armature.dev/digest: an object")
+
+// keyHash is the key of a member path's text form in a digest.
+func keyHash(path string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(path))
+	return h.Sum32()
 }
 
-// mapMark is the digest of a member that is an object: its members have
-// digests of their own ("properties.accessTier").
-const mapMark = "{}"
+// valueHash hashes a JSON value (ints and floats of one value hash alike).
+func valueHash(v any) uint64 {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return binary.BigEndian.Uint64(sum[:8])
+}
 
-// digest hashes the members of an ARM body two levels deep: a top-level
-// member that is an object by each of its members (its path's text form,
-// properties.accessTier), any other by its whole value.
-func digest(body map[string]any) map[string]string {
-	out := make(map[string]string, len(body))
+// digest hashes the members of an ARM body two levels deep.
+func digest(body map[string]any) digestMap {
+	out := make(digestMap, len(body))
 	for k, v := range body {
 		m, ok := v.(map[string]any)
 		if !ok {
-			out[descriptor.P(k).String()] = hashOf(v)
+			out[keyHash(descriptor.P(k).String())] = valueHash(v)
 			continue
 		}
-		out[descriptor.P(k).String()] = mapMark
+		out[keyHash(descriptor.P(k).String())] = mapMark
 		for c, cv := range m {
-			out[descriptor.P(k, c).String()] = hashOf(cv)
+			out[keyHash(descriptor.P(k, c).String())] = valueHash(cv)
 		}
 	}
 	return out
 }
 
-// subsetDigest reports whether every digest of part is in whole, alike:
+// at returns the digest's value for a member path and whether it holds one.
+func (d digestMap) at(p descriptor.Path) (uint64, bool) {
+	h, ok := d[keyHash(p.String())]
+	return h, ok
+}
+
+// subsetDigest reports whether every member of part is in whole, alike:
 // what a listed body says, the status says too.
-func subsetDigest(part, whole map[string]string) bool {
+func subsetDigest(part, whole digestMap) bool {
 	for k, h := range part {
-		if whole[k] != h {
+		if got, ok := whole[k]; !ok || got != h {
 			return false
 		}
 	}
@@ -124,32 +146,37 @@ func subsetDigest(part, whole map[string]string) bool {
 
 // digestOf returns the digest of a status: the one TransformForCache left,
 // else computed from its ARM members.
-func digestOf(status map[string]any) map[string]string {
+func digestOf(status map[string]any) digestMap {
 	if s, ok := status[statusDigest].(string); ok {
-		out := map[string]string{}
-		for _, kv := range strings.Split(s, ",") {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				if key, err := url.QueryUnescape(k); err == nil {
-					out[key] = v
-				}
-			}
-		}
-		return out
+		return decodeDigest(s)
 	}
 	return digest(armBody(status))
 }
 
-// encodeDigest is the text form of a digest, in key order.
-func encodeDigest(d map[string]string) string {
-	var b strings.Builder
-	for i, k := range slices.Sorted(maps.Keys(d)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(url.QueryEscape(k) + "=" + d[k])
+// encodeDigest is the text form of a digest: its members in key order, 4
+// bytes of key and 8 of value each, in base64.
+func encodeDigest(d digestMap) string {
+	raw := make([]byte, 0, 12*len(d))
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		raw = binary.BigEndian.AppendUint32(raw, k)
+		raw = binary.BigEndian.AppendUint64(raw, d[k])
 	}
-	return b.String()
+	return base64.RawStdEncoding.EncodeToString(raw)
+}
+
+// decodeDigest reads encodeDigest's text (an unreadable one is empty: it
+// matches nothing, so the object is read again).
+func decodeDigest(s string) digestMap {
+	raw, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil || len(raw)%12 != 0 {
+		return digestMap{}
+	}
+	out := make(digestMap, len(raw)/12)
+	for ; len(raw) > 0; raw = raw[12:] {
+		out[binary.BigEndian.Uint32(raw)] = binary.BigEndian.Uint64(raw[4:])
+	}
+	return out
 }
 
 // sameDigest reports whether two digests are equal.
-func sameDigest(a, b map[string]string) bool { return maps.Equal(a, b) }
+func sameDigest(a, b digestMap) bool { return maps.Equal(a, b) }

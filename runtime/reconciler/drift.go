@@ -123,10 +123,10 @@ func unchangedSince(status map[string]any, p descriptor.Path, live map[string]an
 	}
 	have := digestOf(status)
 	key := p[:1]
-	if have[key.String()] == mapMark && len(p) > 1 {
+	if h, _ := have.at(key); h == mapMark && len(p) > 1 {
 		key = p[:2]
 	}
-	h, stored := have[key.String()]
+	h, stored := have.at(key)
 	v, ok := key.Get(live)
 	switch {
 	case !ok:
@@ -137,7 +137,7 @@ func unchangedSince(status map[string]any, p descriptor.Path, live map[string]an
 		_, isMap := v.(map[string]any)
 		return isMap
 	}
-	return h == hashOf(v)
+	return h == valueHash(v)
 }
 
 func sameValue(a, b any) bool {

@@ -103,6 +103,9 @@ func conditions(obj *unstructured.Unstructured) []metav1.Condition {
 
 // ready reports the Ready condition of an object.
 func ready(obj *unstructured.Unstructured) bool {
+	if _, slim := obj.Object[packedKey]; slim {
+		return obj.Object[slimReady] == "True"
+	}
 	return meta.IsStatusConditionTrue(conditions(obj), ConditionReady)
 }
 
@@ -119,9 +122,7 @@ func ReadinessChanged(oldObj, newObj client.Object) bool {
 	if !ok1 || !ok2 {
 		return true
 	}
-	oid, _, _ := unstructured.NestedString(o.Object, "status", "id")
-	nid, _, _ := unstructured.NestedString(n.Object, "status", "id")
-	return oid != nid || ready(o) != ready(n)
+	return statusID(o) != statusID(n) || ready(o) != ready(n)
 }
 
 func hash(v any) string {

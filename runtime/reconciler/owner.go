@@ -89,14 +89,15 @@ func (r *Reconciler) resolveOwner(ctx context.Context, st *state) (ownerID, wait
 	}
 	o := &unstructured.Unstructured{}
 	o.SetGroupVersionKind(gvk)
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, o); err != nil {
+	// Only metadata, status.id and readiness are read: a slim object will do.
+	if err := r.slimReader().Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, o); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			return "", fmt.Sprintf("owner %s %q does not exist", gvk.Kind, name), nil
 		}
 		return "", "", err
 	}
 	st.ownerExists = true
-	scope, _, _ := unstructured.NestedString(o.Object, "status", "id")
+	scope := statusID(o)
 	if scope == "" || !ready(o) {
 		return "", fmt.Sprintf("owner %s %q is not Ready", gvk.Kind, name), nil
 	}
@@ -119,7 +120,7 @@ func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object)
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
 	key := ownerKey(gvk.Group, gvk.Kind, owner.GetName())
-	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerAnyIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.slimReader().List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerAnyIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "list extension resources", "owner", key, "kind", r.Desc.Kind)
 		return nil
 	}
@@ -139,9 +140,7 @@ func (r *Reconciler) watchAnyOwner(ctx context.Context, indexer client.FieldInde
 		if !ok {
 			return nil
 		}
-		g, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "group")
-		k, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "kind")
-		n, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "name")
+		g, k, n := specOwner(u)
 		if k == "" || n == "" {
 			return nil
 		}

@@ -59,7 +59,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		if owner != nil {
 			ownerVersion = owner.Version
 		}
-		r := New(mgr.GetClient(), armClient, d, ownerVersion, rec, cfg)
+		r := New(CacheReader(mgr.GetClient()), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
 		r.Credentials, r.providers, r.kinds = o.credentials, providers, kinds
 		return r
@@ -122,7 +122,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			if !ok {
 				return nil
 			}
-			if n, _, _ := unstructured.NestedString(u.Object, "spec", "owner", "name"); n != "" {
+			if _, _, n := specOwner(u); n != "" {
 				return []string{n}
 			}
 			return nil
@@ -156,7 +156,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconcile.Request {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	if err := r.Client.List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.slimReader().List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "list children", "owner", owner.GetName(), "kind", r.Desc.Kind)
 		return nil
 	}
