@@ -18,6 +18,8 @@ import (
 // TestDefault runs the defaulting handler and compares its JSON patch.
 func TestDefault(t *testing.T) {
 	blobService := storage.StorageAccountsBlobServiceDescriptor.GroupVersionKind()
+	// Every create gets the reconciler's finalizer when its policy needs one.
+	fin := jsonpatch.JsonPatchOperation{Operation: "add", Path: "/metadata/finalizers", Value: []any{"armature.dev/finalizer"}}
 	type args struct {
 		gvk     schema.GroupVersionKind
 		fixture string
@@ -33,21 +35,44 @@ func TestDefault(t *testing.T) {
 		"AzureNameFromMetadataName": {
 			reason: "a create without azureName gets metadata.name",
 			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"media"},"spec":{"location":"westeurope"}}`},
-			want:   []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/azureName", Value: "media"}},
+			want:   []jsonpatch.JsonPatchOperation{fin, {Operation: "add", Path: "/spec/azureName", Value: "media"}},
 		},
 		"AzureNameKept": {
 			reason: "a given azureName is not touched",
 			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"media"},"spec":{"azureName":"mediaprod01"}}`},
+			want:   []jsonpatch.JsonPatchOperation{fin},
+		},
+		"FinalizerAppended": {
+			reason: "the finalizer is appended to the object's own",
+			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m","finalizers":["team/keep"]},"spec":{"azureName":"m"}}`},
+			want:   []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/metadata/finalizers/-", Value: "armature.dev/finalizer"}},
+		},
+		"FinalizerPresent": {
+			reason: "an object that has the finalizer gets none",
+			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m","finalizers":["armature.dev/finalizer"]},"spec":{"azureName":"m"}}`},
+		},
+		"FinalizerDetachOnDelete": {
+			reason: "detach-on-delete writes to Azure: it needs the finalizer",
+			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m","annotations":{"armature.dev/reconcile-policy":"detach-on-delete"}},"spec":{"azureName":"m"}}`},
+			want:   []jsonpatch.JsonPatchOperation{fin},
+		},
+		"NoFinalizerSkip": {
+			reason: "the skip policy never writes to Azure: no finalizer",
+			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m","annotations":{"armature.dev/reconcile-policy":"skip"}},"spec":{"azureName":"m"}}`},
+		},
+		"NoFinalizerUnknownPolicy": {
+			reason: "an unknown policy never means manage: no finalizer",
+			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m","annotations":{"armature.dev/reconcile-policy":"Manage"}},"spec":{"azureName":"m"}}`},
 		},
 		"NoSpec": {
 			reason: "an object without spec gets one holding azureName",
 			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"media"}}`},
-			want:   []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec", Value: map[string]any{"azureName": "media"}}},
+			want:   []jsonpatch.JsonPatchOperation{fin, {Operation: "add", Path: "/spec", Value: map[string]any{"azureName": "media"}}},
 		},
 		"Singleton": {
 			reason: "a singleton is always named by its fixed name",
 			args:   args{gvk: blobService, fixture: `{"metadata":{"name":"media-blobs"},"spec":{"owner":{"name":"media"}}}`},
-			want:   []jsonpatch.JsonPatchOperation{{Operation: "add", Path: "/spec/azureName", Value: "default"}},
+			want:   []jsonpatch.JsonPatchOperation{fin, {Operation: "add", Path: "/spec/azureName", Value: "default"}},
 		},
 		"UpdateKeepsStoredName": {
 			reason: "an update that drops azureName keeps the stored one, not metadata.name",
@@ -58,6 +83,7 @@ func TestDefault(t *testing.T) {
 		"NumbersUntouched": {
 			reason: "numbers survive decoding and encoding exactly: no spurious patch",
 			args:   args{gvk: storageAccountGVK, fixture: `{"metadata":{"name":"m"},"spec":{"azureName":"m","x":{"big":9007199254740993,"f":1.50,"e":1e3}}}`},
+			want:   []jsonpatch.JsonPatchOperation{fin},
 		},
 		"ConfiguredDefaults": {
 			reason: "configured defaults fill absent paths, create parents, apply to every array item and leave set values",
@@ -70,6 +96,7 @@ func TestDefault(t *testing.T) {
 					"properties.networkAcls.ipRules[*].action": "Allow",
 				})}},
 			want: []jsonpatch.JsonPatchOperation{
+				fin,
 				{Operation: "add", Path: "/spec/properties/encryption", Value: map[string]any{"keySource": "Microsoft.Storage"}},
 				{Operation: "add", Path: "/spec/properties/minimumTlsVersion", Value: "TLS1_2"},
 				{Operation: "add", Path: "/spec/properties/networkAcls/ipRules/0/action", Value: "Allow"},
@@ -84,6 +111,7 @@ func TestDefault(t *testing.T) {
 					return nil
 				})}},
 			want: []jsonpatch.JsonPatchOperation{
+				fin,
 				{Operation: "add", Path: "/spec/azureName", Value: "media"},
 				{Operation: "add", Path: "/spec/tags", Value: map[string]any{"azureName": "media"}},
 			},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"gomodules.xyz/jsonpatch/v2"
@@ -53,7 +54,10 @@ func (r *Registry) ValidatingHandler() admission.Handler { return &validatingHan
 // DefaultingHandler returns the one defaulting admission handler for every
 // kind the registry serves: spec.azureName from metadata.name (or the
 // singleton name), the configured defaults (WithDefaults), then the kind's
-// custom hooks. It answers with a JSON patch.
+// custom hooks; on create, the reconciler's finalizer when the object's
+// reconcile policy needs one (manage, detach-on-delete: the operator would
+// otherwise write it before anything else, an apiserver write per object).
+// It answers with a JSON patch.
 func (r *Registry) DefaultingHandler() admission.Handler { return &defaultingHandler{r: r} }
 
 // validatingHandler implements ValidatingHandler.
@@ -115,6 +119,9 @@ func (h *defaultingHandler) Handle(ctx context.Context, req admission.Request) a
 			return admission.Errored(http.StatusInternalServerError, fmt.Errorf(defaulterMessage, gvk.Kind, err))
 		}
 	}
+	if req.Operation == admissionv1.Create && needsFinalizer(a.Object.GetAnnotations(), a.Object.GetFinalizers()) {
+		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), reconciler.Finalizer))
+	}
 	b, err := json.Marshal(a.Object.Object)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode defaulted object: %w", err))
@@ -148,12 +155,19 @@ func defaultSpec(req admission.Request, k *kind, defs []pathDefault) admission.R
 		}
 	}
 	k.setDefaults(req.Operation, obj, old, defs)
+	var finalizer []jsonpatch.JsonPatchOperation
+	if req.Operation == admissionv1.Create && needsFinalizer(env.Metadata.Annotations, env.Metadata.Finalizers) {
+		finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers/-", reconciler.Finalizer)}
+		if len(env.Metadata.Finalizers) == 0 {
+			finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers", []string{reconciler.Finalizer})}
+		}
+	}
 	spec, ok := obj["spec"]
 	if !ok {
-		return admission.Allowed("")
+		return patched(finalizer)
 	}
 	if specRaw == nil {
-		return admission.Patched("", jsonpatch.NewOperation("add", "/spec", spec))
+		return patched(append(finalizer, jsonpatch.NewOperation("add", "/spec", spec)))
 	}
 	b, err := json.Marshal(spec)
 	if err != nil {
@@ -163,7 +177,27 @@ func defaultSpec(req admission.Request, k *kind, defs []pathDefault) admission.R
 	for i := range resp.Patches {
 		resp.Patches[i].Path = "/spec" + resp.Patches[i].Path
 	}
+	if len(finalizer) > 0 {
+		resp = patched(append(finalizer, resp.Patches...))
+	}
 	return resp
+}
+
+// patched allows a request with these patches (none: unchanged).
+func patched(ops []jsonpatch.JsonPatchOperation) admission.Response {
+	if len(ops) == 0 {
+		return admission.Allowed("")
+	}
+	return admission.Patched("", ops...)
+}
+
+// needsFinalizer reports whether a new object should get the reconciler's
+// finalizer at admission: its reconcile policy needs one (an unknown policy
+// gets none: the reconciler refuses it, and never means manage) and it has
+// none yet.
+func needsFinalizer(annotations map[string]string, finalizers []string) bool {
+	p, err := reconciler.PolicyOf(annotations)
+	return err == nil && p.NeedsFinalizer() && !slices.Contains(finalizers, reconciler.Finalizer)
 }
 
 // specEnvelope is the part of an object the Descriptor-driven checks and
@@ -172,6 +206,7 @@ type specEnvelope struct {
 	Metadata struct {
 		Name        string            `json:"name"`
 		Annotations map[string]string `json:"annotations"`
+		Finalizers  []string          `json:"finalizers"`
 	} `json:"metadata"`
 	Spec   json.RawMessage `json:"spec"`
 	Status struct {

@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/arm"
@@ -135,7 +134,7 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 	p := mustJSON(map[string]any{"action": action, "verb": w.Verb, "id": id, "body": json.RawMessage(payload)})
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationPlan, p)
-	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, w.Verb, id))
@@ -152,7 +151,7 @@ func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb str
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339), Create: create}))
 	setAnnotation(st.obj, AnnotationARMID, id)
-	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	inflight.Inc()
@@ -178,7 +177,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 		base := st.obj.DeepCopy()
 		removeAnnotation(st.obj, AnnotationOperation)
 		inflight.Dec()
-		if perr := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); perr != nil {
+		if perr := r.patchMeta(ctx, st, base); perr != nil {
 			return reconcile.Result{}, step(stepRecord, perr)
 		}
 		if op.Verb == http.MethodDelete {
@@ -224,7 +223,7 @@ func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied s
 	if more != nil {
 		more(st.obj)
 	}
-	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
+	return r.patchMeta(ctx, st, base)
 }
 
 // refusal is a write ARM refused with an object-change error, and the

@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/arm"
@@ -36,7 +35,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			removeAnnotation(st.obj, AnnotationOperation)
 			r.event(st, corev1.EventTypeWarning, EventDriftDetected, id+" was deleted outside the operator; recreating it")
 			driftCorrections.Inc()
-			return reconcile.Result{Requeue: true}, step(stepRecord, r.Client.Patch(ctx, st.obj, client.MergeFrom(base)))
+			return reconcile.Result{Requeue: true}, step(stepRecord, r.patchMeta(ctx, st, base))
 		}
 		return r.fail(ctx, st, step(stepObserve, err))
 	}
@@ -55,7 +54,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			base := st.obj.DeepCopy()
 			removeAnnotation(st.obj, AnnotationLastApplied) // the next reconcile decides against the live body or sends it whole
 			removeAnnotation(st.obj, AnnotationOperation)
-			if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+			if err := r.patchMeta(ctx, st, base); err != nil {
 				return reconcile.Result{}, step(stepRecord, err)
 			}
 			return reconcile.Result{Requeue: true}, nil

@@ -128,7 +128,7 @@ func (r *Reconciler) ownerGVK() schema.GroupVersionKind {
 
 // Reconcile is the orchestrator of the steps in the package doc. It runs
 // under the deadline Config.ReconcileTimeout.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
 	ctx, cancel := context.WithTimeout(ctx, r.Config.ReconcileTimeout)
 	defer cancel()
 	obj := &unstructured.Unstructured{}
@@ -148,12 +148,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	st.forced = forced(ctx)
 	defer r.remember(st)
 	defer r.settle(st)
+	defer func() {
+		if ferr := r.flushMeta(ctx, st); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	if st.policyErr != nil {
 		// Nothing is sent to ARM and the finalizer stays as it is, also on
 		// delete: an unknown policy never means manage.
 		return r.fail(ctx, st, terminal(ReasonUnknownPolicy, st.policyErr.Error()+"; nothing is sent to Azure until it is fixed"))
 	}
-	var err error
 	if st.arm, err = r.binding(ctx, obj); err != nil {
 		return r.fail(ctx, st, err)
 	}
@@ -213,25 +217,49 @@ func ownerLabel(d *descriptor.Descriptor) string {
 }
 
 // ensureFinalizer persists the finalizer (and the Kubernetes owner
-// reference) before anything is written to ARM.
+// reference) before anything is written to ARM. An object that has the
+// finalizer already (the webhook adds it at create) gets its owner
+// reference with the reconcile's next metadata write (patchMeta), or at its
+// end (flushMeta): no write of its own.
 func (r *Reconciler) ensureFinalizer(ctx context.Context, st *state) error {
-	base := st.obj.DeepCopy()
-	changed := controllerutil.AddFinalizer(st.obj, Finalizer)
-	if st.owner != nil {
-		refs := st.obj.GetOwnerReferences()
-		found := false
-		for _, ref := range refs {
-			found = found || ref.UID == st.owner.GetUID()
-		}
-		if !found {
-			st.obj.SetOwnerReferences(append(refs, ownerRef(st.owner)))
-			changed = true
-		}
-	}
-	if !changed {
+	st.ownerRefPending = st.owner != nil && !hasOwnerRef(st.obj, st.owner)
+	if controllerutil.ContainsFinalizer(st.obj, Finalizer) {
 		return nil
 	}
-	return r.Client.Patch(ctx, st.obj, client.MergeFrom(base))
+	base := st.obj.DeepCopy()
+	controllerutil.AddFinalizer(st.obj, Finalizer)
+	return r.patchMeta(ctx, st, base)
+}
+
+// patchMeta writes the changes made to st.obj since base as a merge patch,
+// with the owner reference when one is pending.
+func (r *Reconciler) patchMeta(ctx context.Context, st *state, base *unstructured.Unstructured) error {
+	if st.ownerRefPending && st.obj.GetDeletionTimestamp().IsZero() {
+		st.obj.SetOwnerReferences(append(st.obj.GetOwnerReferences(), ownerRef(st.owner)))
+	}
+	if err := r.Client.Patch(ctx, st.obj, client.MergeFrom(base)); err != nil {
+		return err
+	}
+	st.ownerRefPending = false
+	return nil
+}
+
+// flushMeta writes a pending owner reference that no other metadata write
+// of the reconcile carried.
+func (r *Reconciler) flushMeta(ctx context.Context, st *state) error {
+	if !st.ownerRefPending || !st.obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	return step(stepFinalizer, r.patchMeta(ctx, st, st.obj.DeepCopy()))
+}
+
+func hasOwnerRef(obj, owner *unstructured.Unstructured) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.UID == owner.GetUID() {
+			return true
+		}
+	}
+	return false
 }
 
 // desired builds the ARM body from spec, reading the Secrets it references

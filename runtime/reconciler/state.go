@@ -68,6 +68,9 @@ type state struct {
 	lastOp  string         // status.lastOperation to write, if it changed
 	// forced is set when the drift observer asked for a GET.
 	forced bool
+	// ownerRefPending is set when the object lacks the owner reference to
+	// st.owner: the next metadata write adds it (patchMeta).
+	ownerRefPending bool
 }
 
 // settled reports an object whose status describes its current spec:

@@ -511,3 +511,36 @@ func TestDriftObserver(t *testing.T) {
 		return n == len(accounts), fmt.Sprint(n)
 	})
 }
+
+// TestFinalizerFromAdmission: objects that arrive with the finalizer (the
+// webhook adds it at create) converge with one metadata write each — the
+// operation or last-applied record, which also carries a child's owner
+// reference — and one status write: no finalizer write.
+func TestFinalizerFromAdmission(t *testing.T) {
+	fa := startARM(t, 1)
+	ns := namespace(t)
+	rg := resourceGroup(ns, "team-a")
+	sa := storageAccount(ns, "media01", "team-a")
+	for _, o := range []*unstructured.Unstructured{rg, sa} {
+		o.SetFinalizers([]string{reconciler.Finalizer})
+	}
+	create(t, sa, rg)
+	before := apiserverRequests(t)
+	startOperator(t, fa, ns, reconciler.Config{})
+	waitReady(t, rg, sa)
+	time.Sleep(500 * time.Millisecond) // a write after Ready would show
+	after := apiserverRequests(t)
+	if got := after["PATCH"] - before["PATCH"]; got != 2 {
+		t.Errorf("%v metadata writes for a group and an account, want 2 (one each)", got)
+	}
+	if got := after["PATCH status"] - before["PATCH status"]; got != 2 {
+		t.Errorf("%v status writes, want 2", got)
+	}
+	refs := get(t, sa).GetOwnerReferences()
+	if len(refs) != 1 || refs[0].Kind != "ResourceGroup" || refs[0].UID != get(t, rg).GetUID() {
+		t.Errorf("the account's owner references: %+v", refs)
+	}
+	if f := get(t, sa).GetFinalizers(); len(f) != 1 || f[0] != reconciler.Finalizer {
+		t.Errorf("finalizers %v", f)
+	}
+}
