@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +44,7 @@ var (
 
 func TestMain(m *testing.M) {
 	_ = corev1.AddToScheme(scheme)
+	_ = admissionregistrationv1.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
 	if os.Getenv("ARMATURE_TEST_LOG") != "" {
 		log.SetLogger(zap.New(zap.UseDevMode(true)))

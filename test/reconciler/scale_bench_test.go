@@ -3,6 +3,7 @@ package reconciler_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -12,18 +13,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/test/envtestutil"
+	"github.com/armature-dev/armature/webhook"
 )
 
 // envInt reads a positive integer from the environment.
@@ -78,7 +83,7 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 	cmd := exec.Command(bin, args...)
 	// GOMEMLIMIT as config/manager sets it (the container's memory request),
 	// for the operator only: the apiserver of the floor runs without it.
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc, "GOMEMLIMIT="+envOr("ARMATURE_BENCH_GOMEMLIMIT", "256MiB"))
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc, "GOMEMLIMIT="+envOr("ARMATURE_BENCH_GOMEMLIMIT", "256MiB"), "GOGC="+envOr("ARMATURE_BENCH_GOGC", "100"))
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -94,6 +99,58 @@ func (p *operatorProcess) peakRSS() float64 {
 		return 0
 	}
 	return vmHWM(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+}
+
+// progress prints, every 15 s on stderr, how far the converge is and who
+// uses the CPU.
+type progress struct {
+	op                 *operatorProcess
+	start, last        time.Time
+	apiCPU, opCPU, rss float64
+	// peakHeap, when set, is called when the operator's peak RSS grew.
+	peakHeap func()
+}
+
+func newProgress(op *operatorProcess) *progress {
+	_, api := cpuSeconds()
+	now := time.Now()
+	return &progress{op: op, start: now, last: now, apiCPU: api, opCPU: op.cpuSeconds()}
+}
+
+func (p *progress) show(created, ready, n int) {
+	if time.Since(p.last) < 15*time.Second {
+		return
+	}
+	_, api := cpuSeconds()
+	opCPU := p.op.cpuSeconds()
+	d := time.Since(p.last).Seconds()
+	fmt.Fprintf(os.Stderr, "bench-scale: %4.0fs  created %5d/%d  Ready %5d/%d  CPU apiserver %3.0f%% operator %3.0f%%  operator RSS %.0f MiB\n",
+		time.Since(p.start).Seconds(), created, n, ready, n, 100*(api-p.apiCPU)/d, 100*(opCPU-p.opCPU)/d, p.op.peakRSS())
+	p.last, p.apiCPU, p.opCPU = time.Now(), api, opCPU
+	if rss := p.op.peakRSS(); rss > p.rss {
+		p.rss = rss
+		if p.peakHeap != nil {
+			p.peakHeap()
+		}
+	}
+}
+
+// cpuSeconds is the process's CPU time so far.
+func (p *operatorProcess) cpuSeconds() float64 {
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return procCPU(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+}
+
+// rssParts is the process's resident memory now, anonymous (the Go heap,
+// stacks) and file-backed (the binary's pages), in MiB.
+func (p *operatorProcess) rssParts() (anon, file float64) {
+	if p.cmd.Process == nil {
+		return 0, 0
+	}
+	path := fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid)
+	return procStatusMiB(path, "RssAnon:"), procStatusMiB(path, "RssFile:")
 }
 
 func (p *operatorProcess) stop() {
@@ -120,7 +177,10 @@ func (p *operatorProcess) tail() string {
 	return string(b)
 }
 
-func vmHWM(path string) float64 {
+func vmHWM(path string) float64 { return procStatusMiB(path, "VmHWM:") }
+
+// procStatusMiB reads one kB figure of a /proc/<pid>/status file, in MiB.
+func procStatusMiB(path, key string) float64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
@@ -128,7 +188,7 @@ func vmHWM(path string) float64 {
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), key); ok {
 			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
 			return float64(kb) / 1024
 		}
@@ -186,10 +246,20 @@ func BenchmarkScale(b *testing.B) {
 		l.Close()
 		extra = append(extra, "--pprof-bind-address", pprofAddr)
 	}
+	withWebhook := os.Getenv("ARMATURE_BENCH_WEBHOOK") != "0"
+	if withWebhook {
+		extra = append(extra, serveWebhook(b, dir, ns)...)
+	}
 	op := startOperatorProcess(b, bin, dir, fa, ns, extra...)
+	if withWebhook {
+		waitWebhook(b, op, extra)
+	}
 
 	b.ResetTimer()
 	start := time.Now()
+	if d := os.Getenv("ARMATURE_BENCH_CPUPROFILE"); d != "" && pprofAddr != "" {
+		go cpuProfiles(b, d, pprofAddr)
+	}
 	_, apiCPU0 := cpuSeconds()
 	req0 := apiserverRequests(b)
 	rgName := func(g int) string { return fmt.Sprintf("rg%03d", g) }
@@ -200,13 +270,30 @@ func BenchmarkScale(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if err := parallel(n, func(i int) error {
-		return k8s.Create(ctx, storageAccount(ns, fmt.Sprintf("sa%05d", i), rgName(i%groups)))
-	}); err != nil {
-		b.Fatal(err)
+	var created atomic.Int64
+	createErr := make(chan error, 1)
+	go func() {
+		createErr <- parallel(n, func(i int) error {
+			defer created.Add(1)
+			return k8s.Create(ctx, storageAccount(ns, fmt.Sprintf("sa%05d", i), rgName(i%groups)))
+		})
+	}()
+	progress := newProgress(op)
+	if pprofAddr != "" {
+		// The heap when the peak RSS grew, for go tool pprof.
+		progress.peakHeap = func() {
+			saveHeap(pprofAddr, filepath.Join(filepath.Dir(envOr("ARMATURE_BENCH_PPROF", dir+"/x")), "heap-at-peak.pprof"))
+		}
 	}
 	last, lastChange := -1, time.Now()
 	for {
+		select {
+		case err := <-createErr:
+			if err != nil {
+				b.Fatal(err)
+			}
+		default:
+		}
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion(storageAPI)
 		list.SetKind("StorageAccountList")
@@ -219,6 +306,7 @@ func BenchmarkScale(b *testing.B) {
 				ready++
 			}
 		}
+		progress.show(int(created.Load()), ready, n)
 		if ready == n {
 			break
 		}
@@ -235,8 +323,10 @@ func BenchmarkScale(b *testing.B) {
 	req1 := apiserverRequests(b)
 	b.StopTimer()
 	rss := op.peakRSS()
+	rssAnon, rssFile := op.rssParts()
+	heap := ""
 	if pprofAddr != "" {
-		b.Logf("operator heap after the converge:\n%s", heapTop(b, dir, bin, pprofAddr))
+		heap = heapTop(b, dir, bin, pprofAddr)
 	}
 	throttled := int64(0)
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost} {
@@ -255,35 +345,17 @@ func BenchmarkScale(b *testing.B) {
 	writes -= float64(n + groups)
 	op.stop()
 
+	_, floorCPU0 := cpuSeconds()
 	floor := sameDataFloor(b, ns, n)
+	_, floorCPU1 := cpuSeconds()
 
 	// One full no-op resync pass: a fresh operator reads what it watches
 	// once (the drift observer's first pass); nothing needs writing.
 	fa.ResetJournal()
 	op2 := startOperatorProcess(b, bin, dir, fa, ns, "--first-observation", "3s")
-	// The pass is whole when every group's collection was listed (the
-	// observer starts before the informer holds all N objects, and lists
-	// a group once its objects are there) and the GETs it asked for are done.
-	listedGroups := func() int {
-		seen := map[string]bool{}
-		for _, e := range fa.Journal() {
-			if e.Method == http.MethodGet && strings.HasSuffix(strings.ToLower(e.Path), "/storageaccounts") {
-				seen[strings.ToLower(e.Path)] = true
-			}
-		}
-		return len(seen)
-	}
-	quiet, seen := time.Now(), int64(0)
-	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		if c := fa.Count(http.MethodGet); c != seen {
-			seen, quiet = c, time.Now()
-		}
-		if seen > 0 && time.Since(quiet) > 5*time.Second && listedGroups() >= groups {
-			break
-		}
-	}
+	waitResyncPass(fa, groups, 5*time.Minute)
 	op2.stop()
-	if l := listedGroups(); l < groups {
+	if l := listedGroups(fa); l < groups {
 		b.Errorf("the resync pass listed %d of %d groups' storage accounts", l, groups)
 	}
 	resyncReads := fa.Count(http.MethodGet)
@@ -292,17 +364,113 @@ func BenchmarkScale(b *testing.B) {
 		b.Errorf("the resync pass read nothing; operator log:\n%s", op2.tail())
 	}
 
-	b.Logf("N=%d StorageAccounts under %d groups in %d subscriptions; converge %s, same-data floor %s; apiserver CPU %.1fs; ARM calls %d (%.2f per resource); resync: %d reads, %d writes",
-		n, groups, subs, converge.Round(time.Millisecond), floor.Round(time.Millisecond), apiCPU1-apiCPU0, armCalls, float64(armCalls)/float64(n), resyncReads, resyncWrites)
+	b.Logf("N=%d StorageAccounts under %d groups in %d subscriptions, webhook %v; converge %s, same-data floor %s; apiserver CPU %.1fs (floor %.1fs); operator RSS peak %.0f MiB (anonymous %.0f, file %.0f at the end); ARM calls %d (%.2f per resource); resync: %d reads, %d writes",
+		n, groups, subs, withWebhook, converge.Round(time.Millisecond), floor.Round(time.Millisecond), apiCPU1-apiCPU0, floorCPU1-floorCPU0, rss, rssAnon, rssFile, armCalls, float64(armCalls)/float64(n), resyncReads, resyncWrites)
+	if heap != "" {
+		b.Logf("operator heap after the converge:\n%s", heap)
+	}
 	b.ReportMetric(float64(n), "resources")
 	b.ReportMetric(converge.Seconds(), "s-to-all-Ready")
 	b.ReportMetric(floor.Seconds(), "s-floor-same-data")
 	b.ReportMetric(converge.Seconds()/floor.Seconds(), "ratio-to-floor")
+	// The apiserver's CPU for the converge against its CPU for the floor:
+	// unlike wall time, not moved by what else the machine does.
+	b.ReportMetric((apiCPU1-apiCPU0)/(floorCPU1-floorCPU0), "apiserver-CPU-ratio")
 	b.ReportMetric(rss, "operator-RSS-MiB")
 	b.ReportMetric(float64(resyncReads)/float64(n), "ARM-reads/resource-resync")
 	b.ReportMetric(float64(resyncWrites), "ARM-writes-resync")
 	b.ReportMetric(writes/float64(n+groups), "apiserver-writes/resource")
 	b.ReportMetric(float64(throttled), "ARM-429")
+}
+
+// serveWebhook installs the admission webhook configurations of every
+// served kind for namespace ns only (the floor's namespace stores without
+// them), calling the operator at a free loopback port with a self-signed
+// certificate, and returns the operator's flags that serve it: the
+// deployed operator (config/default) serves its webhook, and the
+// defaulting webhook adds the finalizer at create.
+func serveWebhook(b *testing.B, dir, ns string) []string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	certs, err := webhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	certDir := filepath.Join(dir, "webhook-certs")
+	if err := webhook.WriteCertDir(certDir, certs); err != nil {
+		b.Fatal(err)
+	}
+	opts := []webhook.ConfigOption{webhook.WithURL(fmt.Sprintf("https://127.0.0.1:%d", port)), webhook.WithCABundle(certs.CA)}
+	only := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	v := webhook.ValidatingWebhookConfiguration(apis.Descriptors(), opts...)
+	for i := range v.Webhooks {
+		v.Webhooks[i].NamespaceSelector = only
+	}
+	m := webhook.MutatingWebhookConfiguration(apis.Descriptors(), opts...)
+	for i := range m.Webhooks {
+		m.Webhooks[i].NamespaceSelector = only
+	}
+	v.SetName("bench-" + ns)
+	m.SetName("bench-" + ns)
+	for _, o := range []client.Object{v, m} {
+		o.SetResourceVersion("")
+		if err := k8s.Create(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = k8s.Delete(context.Background(), o) })
+	}
+	return []string{"--webhook", "--webhook-port", strconv.Itoa(port), "--cert-dir", certDir}
+}
+
+// waitWebhook waits until the operator's webhook server answers TLS.
+func waitWebhook(b *testing.B, op *operatorProcess, flags []string) {
+	port := ""
+	for i, f := range flags {
+		if f == "--webhook-port" {
+			port = flags[i+1]
+		}
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		c, err := tls.Dial("tcp", "127.0.0.1:"+port, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a liveness probe of our own server
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+	}
+	b.Fatalf("the operator's webhook did not answer within 60s; operator log:\n%s", op.tail())
+}
+
+// listedGroups is how many resource groups' storage accounts the journal
+// shows listed.
+func listedGroups(fa *fakearm.Running) int {
+	seen := map[string]bool{}
+	for _, e := range fa.Journal() {
+		if e.Method == http.MethodGet && strings.HasSuffix(strings.ToLower(e.Path), "/storageaccounts") {
+			seen[strings.ToLower(e.Path)] = true
+		}
+	}
+	return len(seen)
+}
+
+// waitResyncPass waits until a fresh operator's first drift-observer pass
+// is whole: every group's collection listed (the observer starts before
+// the informer holds every object, and lists a group once its objects
+// are there) and the GETs it asked for done (5 s without a read), or
+// until the timeout.
+func waitResyncPass(fa *fakearm.Running, groups int, timeout time.Duration) {
+	quiet, seen := time.Now(), int64(0)
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if c := fa.Count(http.MethodGet); c != seen {
+			seen, quiet = c, time.Now()
+		}
+		if seen > 0 && time.Since(quiet) > 5*time.Second && listedGroups(fa) >= groups {
+			return
+		}
+	}
 }
 
 // sameDataFloor stores the converged objects of ns again in a new
@@ -345,6 +513,42 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// cpuProfiles saves 30-second CPU profiles of the operator and the
+// apiserver, 20 seconds into the converge, into dir
+// (ARMATURE_BENCH_CPUPROFILE, with ARMATURE_BENCH_PPROF).
+func cpuProfiles(b *testing.B, dir, operatorAddr string) {
+	time.Sleep(20 * time.Second)
+	hc, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		b.Log(err)
+		return
+	}
+	save := func(c *http.Client, url, file string) {
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Log(err)
+			return
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		_ = os.WriteFile(filepath.Join(dir, file), raw, 0o600)
+	}
+	go save(http.DefaultClient, "http://"+operatorAddr+"/debug/pprof/profile?seconds=30", "operator.cpu.pprof")
+	save(hc, strings.TrimSuffix(restCfg.Host, "/")+"/debug/pprof/profile?seconds=30", "apiserver.cpu.pprof")
+}
+
+// saveHeap saves the operator's heap profile (not collected first: what
+// the peak holds) to file.
+func saveHeap(addr, file string) {
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(file, raw, 0o600)
 }
 
 // heapTop is the top of the operator's in-use heap (ARMATURE_BENCH_PPROF).
