@@ -30,8 +30,14 @@ type observer struct {
 	first time.Duration
 }
 
+// observerBuffer is the number of requeues the observer's channel (and
+// the channel source forwarding them) holds: a pass blocks on a full one
+// until the queue takes them, so a small one does; a kind's buffers are
+// kept whether it has objects or not.
+const observerBuffer = 64
+
 func newObserver(r *Reconciler) *observer {
-	return &observer{r: r, events: make(chan event.GenericEvent, 1024), first: r.Config.FirstObservation}
+	return &observer{r: r, events: make(chan event.GenericEvent, observerBuffer), first: r.Config.FirstObservation}
 }
 
 // collectionOf is the collection a resource id belongs to: the id without

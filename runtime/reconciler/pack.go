@@ -58,8 +58,9 @@ func pack(u *unstructured.Unstructured) error {
 		return err
 	}
 	var buf bytes.Buffer
-	w := deflaters.Get().(*flate.Writer)
-	defer deflaters.Put(w)
+	deflater.Lock()
+	defer deflater.Unlock()
+	w := deflater.writer()
 	w.Reset(&buf)
 	if _, err := w.Write(raw); err != nil {
 		return err
@@ -154,10 +155,22 @@ func internValue(v any) any {
 // more are collected (package unique).
 func intern(s string) string { return unique.Make(s).Value() }
 
-var deflaters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriterDict(nil, flate.BestSpeed, packDictionary)
-	return w
-}}
+// deflater is the one flate writer of every pack (a writer holds about 600
+// KiB of tables; packing takes some 20 µs, so informers seldom wait).
+var deflater sharedDeflater
+
+type sharedDeflater struct {
+	sync.Mutex
+	w *flate.Writer
+}
+
+// writer is the writer, made on first use; the lock must be held.
+func (d *sharedDeflater) writer() *flate.Writer {
+	if d.w == nil {
+		d.w, _ = flate.NewWriterDict(nil, flate.BestSpeed, packDictionary)
+	}
+	return d.w
+}
 
 // unpack returns the object content with its packed members back in
 // place: obj itself when it is not packed, else a new map that shares no

@@ -147,7 +147,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		if err := mgr.Add(o); err != nil {
 			return err
 		}
-		b = b.WatchesRawSource(source.Channel(o.events, &handler.EnqueueRequestForObject{}))
+		b = b.WatchesRawSource(source.Channel(o.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](observerBuffer)))
 	}
 	return b.Complete(r)
 }
