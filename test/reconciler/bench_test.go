@@ -25,11 +25,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/webhook"
 )
 
 // writes counts the operator's apiserver writes.
@@ -75,10 +77,16 @@ func (c countingStatus) Update(ctx context.Context, o client.Object, opts ...cli
 }
 
 // benchOperator starts a manager whose writes are counted; its drift
-// observer's first pass runs firstObservation after the start.
-func benchOperator(b *testing.B, fa *fakearm.Running, ns string, w *writes, firstObservation time.Duration) func() {
+// observer's first pass runs firstObservation after the start. With wh, it
+// serves the admission webhook there, as the deployed operator does.
+func benchOperator(b *testing.B, fa *fakearm.Running, ns string, w *writes, firstObservation time.Duration, wh *benchWebhook) func() {
+	var server ctrlwebhook.Server
+	if wh != nil {
+		server = ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: wh.port, CertDir: wh.certDir})
+	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		WebhookServer: server,
+		Scheme:        scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: reconciler.TransformForCache(true)},
 		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // as operator.Run
@@ -98,12 +106,20 @@ func benchOperator(b *testing.B, fa *fakearm.Running, ns string, w *writes, firs
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
 		b.Fatal(err)
 	}
+	if wh != nil {
+		if err := webhook.Setup(mgr, webhook.New(apis.Descriptors())); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_ = mgr.Start(ctx)
 	}()
+	if wh != nil {
+		wh.wait(b, func() string { return "(in process)" })
+	}
 	return func() { cancel(); <-done }
 }
 
@@ -194,7 +210,12 @@ func BenchmarkReconcile(b *testing.B) {
 	defer wcancel()
 	go func() { _ = watcher.Start(wctx) }()
 	w := &writes{}
-	stop := benchOperator(b, fa, ns, w, time.Hour)
+	var wh *benchWebhook
+	if os.Getenv("ARMATURE_BENCH_WEBHOOK") != "0" {
+		installed := installWebhook(b, b.TempDir(), ns)
+		wh = &installed
+	}
+	stop := benchOperator(b, fa, ns, w, time.Hour, wh)
 	b.ResetTimer()
 	start = time.Now()
 	selfCPU0, apiCPU0 := cpuSeconds()
@@ -301,7 +322,7 @@ func BenchmarkReconcile(b *testing.B) {
 	// once (the drift observer's first pass); nothing needs writing.
 	fa.ResetJournal()
 	w2 := &writes{}
-	stop2 := benchOperator(b, fa, ns, w2, 2*time.Second)
+	stop2 := benchOperator(b, fa, ns, w2, 2*time.Second, nil)
 	waitResyncPass(fa, 10, 5*time.Minute)
 	stop2()
 	resyncReads := fa.Count(http.MethodGet)

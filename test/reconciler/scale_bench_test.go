@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/fakearm"
@@ -81,9 +81,10 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 		"--zap-log-level", envOr("ARMATURE_BENCH_LOG_LEVEL", "error"),
 	}, extra...)
 	cmd := exec.Command(bin, args...)
-	// GOMEMLIMIT as config/manager sets it (the container's memory request),
+	// GOMEMLIMIT and GOGC as config/manager sets them (the container's
+	// memory request; 50),
 	// for the operator only: the apiserver of the floor runs without it.
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc, "GOMEMLIMIT="+envOr("ARMATURE_BENCH_GOMEMLIMIT", "256MiB"), "GOGC="+envOr("ARMATURE_BENCH_GOGC", "100"))
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kc, "GOMEMLIMIT="+envOr("ARMATURE_BENCH_GOMEMLIMIT", "256MiB"), "GOGC="+envOr("ARMATURE_BENCH_GOGC", "50"))
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -104,29 +105,29 @@ func (p *operatorProcess) peakRSS() float64 {
 // progress prints, every 15 s on stderr, how far the converge is and who
 // uses the CPU.
 type progress struct {
-	op                 *operatorProcess
-	start, last        time.Time
-	apiCPU, opCPU, rss float64
+	op                          *operatorProcess
+	start, last                 time.Time
+	apiCPU, opCPU, selfCPU, rss float64
 	// peakHeap, when set, is called when the operator's peak RSS grew.
 	peakHeap func()
 }
 
 func newProgress(op *operatorProcess) *progress {
-	_, api := cpuSeconds()
+	self, api := cpuSeconds()
 	now := time.Now()
-	return &progress{op: op, start: now, last: now, apiCPU: api, opCPU: op.cpuSeconds()}
+	return &progress{op: op, start: now, last: now, apiCPU: api, opCPU: op.cpuSeconds(), selfCPU: self}
 }
 
 func (p *progress) show(created, ready, n int) {
 	if time.Since(p.last) < 15*time.Second {
 		return
 	}
-	_, api := cpuSeconds()
+	self, api := cpuSeconds()
 	opCPU := p.op.cpuSeconds()
 	d := time.Since(p.last).Seconds()
-	fmt.Fprintf(os.Stderr, "bench-scale: %4.0fs  created %5d/%d  Ready %5d/%d  CPU apiserver %3.0f%% operator %3.0f%%  operator RSS %.0f MiB\n",
-		time.Since(p.start).Seconds(), created, n, ready, n, 100*(api-p.apiCPU)/d, 100*(opCPU-p.opCPU)/d, p.op.peakRSS())
-	p.last, p.apiCPU, p.opCPU = time.Now(), api, opCPU
+	fmt.Fprintf(os.Stderr, "bench-scale: %4.0fs  created %5d/%d  Ready %5d/%d  CPU apiserver %3.0f%% operator %3.0f%% emulator+bench %3.0f%%  operator RSS %.0f MiB\n",
+		time.Since(p.start).Seconds(), created, n, ready, n, 100*(api-p.apiCPU)/d, 100*(opCPU-p.opCPU)/d, 100*(self-p.selfCPU)/d, p.op.peakRSS())
+	p.last, p.apiCPU, p.opCPU, p.selfCPU = time.Now(), api, opCPU, self
 	if rss := p.op.peakRSS(); rss > p.rss {
 		p.rss = rss
 		if p.peakHeap != nil {
@@ -228,13 +229,12 @@ func BenchmarkScale(b *testing.B) {
 	}
 	defer fa.Close()
 	ns := benchNamespace(b, "scale")
-	watcher, err := cache.New(restCfg, cache.Options{Scheme: scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: cache.TransformStripManagedFields()})
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	watcher, err := watchReady(wctx, restCfg, "/apis/"+storageAPI+"/namespaces/"+ns+"/storageaccounts")
 	if err != nil {
 		b.Fatal(err)
 	}
-	wctx, wcancel := context.WithCancel(ctx)
-	defer wcancel()
-	go func() { _ = watcher.Start(wctx) }()
 	var extra []string
 	pprofAddr := ""
 	if os.Getenv("ARMATURE_BENCH_PPROF") != "" {
@@ -247,12 +247,14 @@ func BenchmarkScale(b *testing.B) {
 		extra = append(extra, "--pprof-bind-address", pprofAddr)
 	}
 	withWebhook := os.Getenv("ARMATURE_BENCH_WEBHOOK") != "0"
+	var wh benchWebhook
 	if withWebhook {
-		extra = append(extra, serveWebhook(b, dir, ns)...)
+		wh = installWebhook(b, dir, ns)
+		extra = append(extra, wh.flags()...)
 	}
 	op := startOperatorProcess(b, bin, dir, fa, ns, extra...)
 	if withWebhook {
-		waitWebhook(b, op, extra)
+		wh.wait(b, op.tail)
 	}
 
 	b.ResetTimer()
@@ -294,17 +296,9 @@ func BenchmarkScale(b *testing.B) {
 			}
 		default:
 		}
-		list := &unstructured.UnstructuredList{}
-		list.SetAPIVersion(storageAPI)
-		list.SetKind("StorageAccountList")
-		if err := watcher.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		ready, err := watcher.count()
+		if err != nil {
 			b.Fatal(err)
-		}
-		ready := 0
-		for i := range list.Items {
-			if s, _, _ := readyReason(&list.Items[i]); s == "True" {
-				ready++
-			}
 		}
 		progress.show(int(created.Load()), ready, n)
 		if ready == n {
@@ -383,28 +377,32 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(float64(throttled), "ARM-429")
 }
 
-// serveWebhook installs the admission webhook configurations of every
-// served kind for namespace ns only (the floor's namespace stores without
-// them), calling the operator at a free loopback port with a self-signed
-// certificate, and returns the operator's flags that serve it: the
-// deployed operator (config/default) serves its webhook, and the
-// defaulting webhook adds the finalizer at create.
-func serveWebhook(b *testing.B, dir, ns string) []string {
+// benchWebhook is a bench's admission webhook: the configurations of
+// every served kind, for one namespace only (the floor's namespace stores
+// without them), calling the operator at a loopback port with a
+// self-signed certificate. The deployed operator (config/default) serves
+// its webhook, and the defaulting webhook adds the finalizer at create.
+type benchWebhook struct {
+	port    int
+	certDir string
+}
+
+// installWebhook installs the configurations and writes the certificate.
+func installWebhook(b *testing.B, dir, ns string) benchWebhook {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
+	w := benchWebhook{port: l.Addr().(*net.TCPAddr).Port, certDir: filepath.Join(dir, "webhook-certs-"+ns)}
 	l.Close()
 	certs, err := webhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
-	certDir := filepath.Join(dir, "webhook-certs")
-	if err := webhook.WriteCertDir(certDir, certs); err != nil {
+	if err := webhook.WriteCertDir(w.certDir, certs); err != nil {
 		b.Fatal(err)
 	}
-	opts := []webhook.ConfigOption{webhook.WithURL(fmt.Sprintf("https://127.0.0.1:%d", port)), webhook.WithCABundle(certs.CA)}
+	opts := []webhook.ConfigOption{webhook.WithURL(fmt.Sprintf("https://127.0.0.1:%d", w.port)), webhook.WithCABundle(certs.CA)}
 	only := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
 	v := webhook.ValidatingWebhookConfiguration(apis.Descriptors(), opts...)
 	for i := range v.Webhooks {
@@ -423,25 +421,24 @@ func serveWebhook(b *testing.B, dir, ns string) []string {
 		}
 		b.Cleanup(func() { _ = k8s.Delete(context.Background(), o) })
 	}
-	return []string{"--webhook", "--webhook-port", strconv.Itoa(port), "--cert-dir", certDir}
+	return w
 }
 
-// waitWebhook waits until the operator's webhook server answers TLS.
-func waitWebhook(b *testing.B, op *operatorProcess, flags []string) {
-	port := ""
-	for i, f := range flags {
-		if f == "--webhook-port" {
-			port = flags[i+1]
-		}
-	}
+// flags are cmd/operator's flags that serve the webhook.
+func (w benchWebhook) flags() []string {
+	return []string{"--webhook", "--webhook-port", strconv.Itoa(w.port), "--cert-dir", w.certDir}
+}
+
+// wait waits until the webhook server answers TLS; log tells what ran.
+func (w benchWebhook) wait(b *testing.B, log func() string) {
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		c, err := tls.Dial("tcp", "127.0.0.1:"+port, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a liveness probe of our own server
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", w.port), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a liveness probe of our own server
 		if err == nil {
 			_ = c.Close()
 			return
 		}
 	}
-	b.Fatalf("the operator's webhook did not answer within 60s; operator log:\n%s", op.tail())
+	b.Fatalf("the operator's webhook did not answer within 60s:\n%s", log())
 }
 
 // listedGroups is how many resource groups' storage accounts the journal
@@ -487,6 +484,11 @@ func sameDataFloor(b *testing.B, ns string, n int) time.Duration {
 	}
 	if len(converged.Items) != n {
 		b.Fatalf("%d converged objects, want %d", len(converged.Items), n)
+	}
+	for i := range converged.Items {
+		if s, reason, msg := readyReason(&converged.Items[i]); s != "True" {
+			b.Fatalf("%s is not Ready (%s: %s) though the watch said all were", converged.Items[i].GetName(), reason, msg)
+		}
 	}
 	floorNS := benchNamespace(b, "scale-floor")
 	start := time.Now()
@@ -536,6 +538,12 @@ func cpuProfiles(b *testing.B, dir, operatorAddr string) {
 		_ = os.WriteFile(filepath.Join(dir, file), raw, 0o600)
 	}
 	go save(http.DefaultClient, "http://"+operatorAddr+"/debug/pprof/profile?seconds=30", "operator.cpu.pprof")
+	// This process: the emulator and the bench's own creates and watch.
+	if f, err := os.Create(filepath.Join(dir, "bench.cpu.pprof")); err == nil {
+		if pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	save(hc, strings.TrimSuffix(restCfg.Host, "/")+"/debug/pprof/profile?seconds=30", "apiserver.cpu.pprof")
 }
 
