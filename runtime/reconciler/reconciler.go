@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
@@ -298,7 +299,8 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 	if r.APIReader == nil {
 		return false, nil
 	}
-	fresh := &unstructured.Unstructured{}
+	// Only annotations are compared: the apiserver sends metadata alone.
+	fresh := &metav1.PartialObjectMetadata{}
 	fresh.SetGroupVersionKind(r.gvk())
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(st.obj), fresh); err != nil {
 		return false, client.IgnoreNotFound(err)

@@ -5,6 +5,11 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // A cached copy is judged against the reconciler's own last write, without
@@ -38,5 +43,31 @@ func TestStaleAgainstOwnWrites(t *testing.T) {
 	c.SetResourceVersion("11")
 	if got, _ := r.stale(ctx, newState(c)); !got {
 		t.Error("a read-only reconcile must not forget the last write")
+	}
+}
+
+// An object this reconciler never wrote is judged by a read of its
+// metadata from the apiserver: another writer's operation or last-applied
+// body, missing from the cached copy, makes it stale.
+func TestStaleReadsMetadata(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
+	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(gvk)
+	live.SetNamespace("ns")
+	live.SetName("media")
+	live.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"t"}`})
+	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build()}
+	cached := live.DeepCopy()
+	cached.SetResourceVersion("5")
+	cached.SetAnnotations(nil)
+	if got, err := r.stale(context.Background(), newState(cached)); err != nil || !got {
+		t.Errorf("a cached copy without the live operation: stale=%v err=%v, want true", got, err)
+	}
+	cached.SetAnnotations(live.GetAnnotations())
+	if got, err := r.stale(context.Background(), newState(cached)); err != nil || got {
+		t.Errorf("a cached copy with the live annotations: stale=%v err=%v, want false", got, err)
 	}
 }
