@@ -49,6 +49,12 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	diff, normalised := splitDrift(st, drift(r.Desc, desired, res.Body), body)
 	if len(diff) > 0 {
 		if st.policy.CorrectsDrift() {
+			// Drift is measured against status and the last-applied
+			// annotation: on a stale copy, the operator's own write looks
+			// like Azure's change.
+			if stale, err := r.stale(ctx, st); err != nil || stale {
+				return reconcile.Result{Requeue: stale}, step(stepStale, err)
+			}
 			driftCorrections.Inc()
 			r.event(st, corev1.EventTypeWarning, EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
 			base := st.obj.DeepCopy()

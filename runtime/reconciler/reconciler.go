@@ -137,6 +137,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, step(stepRead, client.IgnoreNotFound(err))
 	}
+	if r.behind(obj) {
+		// The cache has not seen this reconciler's last write yet: acting
+		// on the older copy would decide, or see drift, on what is no
+		// longer there. The write's watch event requeues it as well.
+		return reconcile.Result{Requeue: true}, nil
+	}
 	if r.takeForced(obj.GetUID()) {
 		// The drift observer saw a change: read the resource, as
 		// background work.
@@ -311,6 +317,17 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// behind reports, without a read, whether the cached obj is older than
+// this reconciler's last write to it.
+func (r *Reconciler) behind(obj *unstructured.Unstructured) bool {
+	v, ok := r.written.Load(obj.GetUID())
+	if !ok {
+		return false
+	}
+	cur, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	return err == nil && cur < v.(uint64)
 }
 
 // settle forgets an object's consecutive failures when its reconcile did

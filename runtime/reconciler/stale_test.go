@@ -2,12 +2,16 @@ package reconciler
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -69,5 +73,47 @@ func TestStaleReadsMetadata(t *testing.T) {
 	cached.SetAnnotations(live.GetAnnotations())
 	if got, err := r.stale(context.Background(), newState(cached)); err != nil || got {
 		t.Errorf("a cached copy with the live annotations: stale=%v err=%v, want false", got, err)
+	}
+}
+
+// A reconcile whose cached copy is older than the reconciler's last write
+// to the object is put back in the queue before anything else: no ARM call
+// (r.ARM is nil here: one would fail), no drift judged on the old copy.
+func TestReconcileWaitsForOwnWrite(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
+	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
+	cached := &unstructured.Unstructured{}
+	cached.SetGroupVersionKind(gvk)
+	cached.SetNamespace("ns")
+	cached.SetName("media")
+	cached.SetUID("u1")
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cached).Build()
+	r := &Reconciler{
+		Desc:   &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Client: c,
+		Config: Config{ReconcileTimeout: time.Minute},
+	}
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(gvk)
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(cached), got); err != nil {
+		t.Fatal(err)
+	}
+	rv, err := strconv.ParseUint(got.GetResourceVersion(), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.written.Store(got.GetUID(), rv+1)
+	res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(cached)})
+	if err != nil || !res.Requeue {
+		t.Errorf("cached copy behind our own write: result %+v, err %v; want a requeue and no error", res, err)
+	}
+	if !r.behind(got) {
+		t.Error("behind: false for a copy older than our write")
+	}
+	r.written.Store(got.GetUID(), rv)
+	if r.behind(got) {
+		t.Error("behind: true for the copy of our write itself")
 	}
 }
