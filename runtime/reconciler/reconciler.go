@@ -54,8 +54,12 @@ type Reconciler struct {
 
 	// written holds, per object UID, the resourceVersion of this
 	// reconciler's last write to the object (uint64): a cached copy older
-	// than that is stale, and a fresh one needs no uncached read.
-	written sync.Map
+	// than that is stale, and a fresh one needs no uncached read. The
+	// reconcilers of a kind's versions share it.
+	written *sync.Map
+	// started is when the reconciler was built: an object created after it
+	// was written by no earlier operator (see stale).
+	started time.Time
 
 	// force holds the UIDs the drift observer requeued for a GET.
 	force sync.Map
@@ -83,7 +87,7 @@ type Reconciler struct {
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, providers: &registrations{}}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
 			r.lists = append(r.lists, descriptor.ParseTemplate(p))
@@ -302,7 +306,7 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 			return cur < v.(uint64), nil
 		}
 	}
-	if r.APIReader == nil {
+	if r.APIReader == nil || r.bornHere(st.obj) {
 		return false, nil
 	}
 	// Only annotations are compared: the apiserver sends metadata alone.
@@ -317,6 +321,20 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// startSkew is how much later than the reconciler's start an object's
+// creation (the apiserver's clock) must be for bornHere.
+const startSkew = 2 * time.Second
+
+// bornHere reports whether obj was created after this reconciler started:
+// then every reconciler write to it is this process's, which written
+// records, and the stale check needs no read. (An operator before this one
+// stopped before it started: its writes are in the cache's first list. Two
+// operators serving one object at once are a misconfiguration that no check
+// before a write makes safe.)
+func (r *Reconciler) bornHere(obj *unstructured.Unstructured) bool {
+	return !r.started.IsZero() && obj.GetCreationTimestamp().Time.After(r.started.Add(startSkew))
 }
 
 // behind reports, without a read, whether the cached obj is older than

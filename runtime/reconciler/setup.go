@@ -77,7 +77,9 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			if m.versions == nil {
 				m.versions = map[string]*Reconciler{}
 			}
-			m.versions[d.Version] = make1(d)
+			v := make1(d)
+			v.written = m.written // one record of writes whichever version wrote
+			m.versions[d.Version] = v
 		}
 	}
 	for _, d := range descs {

@@ -3,9 +3,11 @@ package reconciler
 import (
 	"context"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,7 +23,7 @@ import (
 // answer "not stale").
 func TestStaleAgainstOwnWrites(t *testing.T) {
 	ctx := context.Background()
-	r := &Reconciler{}
+	r := &Reconciler{written: &sync.Map{}}
 	obj := &unstructured.Unstructured{}
 	obj.SetUID("u1")
 	obj.SetResourceVersion("10")
@@ -63,7 +65,7 @@ func TestStaleReadsMetadata(t *testing.T) {
 	live.SetNamespace("ns")
 	live.SetName("media")
 	live.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"t"}`})
-	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build()}
+	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build(), written: &sync.Map{}}
 	cached := live.DeepCopy()
 	cached.SetResourceVersion("5")
 	cached.SetAnnotations(nil)
@@ -73,6 +75,17 @@ func TestStaleReadsMetadata(t *testing.T) {
 	cached.SetAnnotations(live.GetAnnotations())
 	if got, err := r.stale(context.Background(), newState(cached)); err != nil || got {
 		t.Errorf("a cached copy with the live annotations: stale=%v err=%v, want false", got, err)
+	}
+
+	// An object created after the reconciler started had no other writer:
+	// no read (the live operation is not looked for).
+	cached.SetAnnotations(nil)
+	r.started = time.Now()
+	for created, want := range map[time.Duration]bool{-time.Minute: true, time.Second: true, time.Minute: false} {
+		cached.SetCreationTimestamp(metav1.NewTime(r.started.Add(created)))
+		if got, err := r.stale(context.Background(), newState(cached)); err != nil || got != want {
+			t.Errorf("created %v after the start, without the live operation: stale=%v err=%v, want %v", created, got, err, want)
+		}
 	}
 }
 
@@ -91,9 +104,10 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	cached.SetUID("u1")
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cached).Build()
 	r := &Reconciler{
-		Desc:   &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
-		Client: c,
-		Config: Config{ReconcileTimeout: time.Minute},
+		Desc:    &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Client:  c,
+		Config:  Config{ReconcileTimeout: time.Minute},
+		written: &sync.Map{},
 	}
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(gvk)
