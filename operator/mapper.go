@@ -24,9 +24,10 @@ type memoMapper struct {
 	mappings sync.Map // mappingKey → meta.RESTMapping
 }
 
-// newMemoMapper is a ctrl.Options.MapperProvider: controller-runtime's
-// dynamic mapper, memoized.
-func newMemoMapper(cfg *rest.Config, hc *http.Client) (meta.RESTMapper, error) {
+// NewRESTMapper is a ctrl.Options.MapperProvider: controller-runtime's
+// dynamic mapper, memoized. Run uses it; a program that builds its own
+// manager around the reconciler (a test, a bench) should too.
+func NewRESTMapper(cfg *rest.Config, hc *http.Client) (meta.RESTMapper, error) {
 	m, err := apiutil.NewDynamicRESTMapper(cfg, hc)
 	if err != nil {
 		return nil, err

@@ -303,7 +303,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
 		HealthProbeBindAddress: c.ProbeAddr,
 		PprofBindAddress:       c.PprofAddr,
-		MapperProvider:         newMemoMapper,
+		MapperProvider:         NewRESTMapper,
 		LeaderElection:         c.LeaderElection,
 		LeaderElectionID:       leaderElectionID(c.LeaderElectionID),
 		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},

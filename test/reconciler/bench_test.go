@@ -29,6 +29,7 @@ import (
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
+	armoperator "github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
@@ -87,9 +88,10 @@ func benchOperator(b *testing.B, fa *fakearm.Running, ns string, w *writes, firs
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		WebhookServer: server,
 		Scheme:        scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: reconciler.TransformForCache(true)},
-		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // as operator.Run
+		Cache:          cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: reconciler.TransformForCache(true)},
+		Client:         client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Controller:     config.Controller{SkipNameValidation: ptr.To(true)}, // as operator.Run
+		MapperProvider: armoperator.NewRESTMapper,                           // as operator.Run
 		NewClient: func(cfg *rest.Config, opts client.Options) (client.Client, error) {
 			c, err := client.New(cfg, opts)
 			return countingClient{Client: c, w: w}, err
