@@ -8,8 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -166,10 +164,7 @@ func TestSlimSummary(t *testing.T) {
 // TestCacheReader: Get and List through CacheReader return slim objects
 // whole; other objects pass as they are.
 func TestCacheReader(t *testing.T) {
-	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
-	s := runtime.NewScheme()
-	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
-	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
+	gvk, s := storageAccountScheme()
 	slim := slimmed(t, converged())
 	slim.SetResourceVersion("")
 	c := CacheReader(fake.NewClientBuilder().WithScheme(s).WithObjects(slim).Build())

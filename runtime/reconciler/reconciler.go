@@ -301,10 +301,8 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 	if st.obj.GetResourceVersion() != st.readVersion {
 		return false, nil // written in this reconcile: obj is the apiserver's answer
 	}
-	if v, ok := r.written.Load(st.obj.GetUID()); ok {
-		if cur, err := strconv.ParseUint(st.obj.GetResourceVersion(), 10, 64); err == nil {
-			return cur < v.(uint64), nil
-		}
+	if behind, known := r.ownWrite(st.obj); known {
+		return behind, nil
 	}
 	if r.APIReader == nil || r.bornHere(st.obj) {
 		return false, nil
@@ -340,12 +338,22 @@ func (r *Reconciler) bornHere(obj *unstructured.Unstructured) bool {
 // behind reports, without a read, whether the cached obj is older than
 // this reconciler's last write to it.
 func (r *Reconciler) behind(obj *unstructured.Unstructured) bool {
+	behind, _ := r.ownWrite(obj)
+	return behind
+}
+
+// ownWrite compares the cached obj with this reconciler's last write to it;
+// known is false when it wrote none (or the resourceVersion does not parse).
+func (r *Reconciler) ownWrite(obj *unstructured.Unstructured) (behind, known bool) {
 	v, ok := r.written.Load(obj.GetUID())
 	if !ok {
-		return false
+		return false, false
 	}
 	cur, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
-	return err == nil && cur < v.(uint64)
+	if err != nil {
+		return false, false
+	}
+	return cur < v.(uint64), true
 }
 
 // settle forgets an object's consecutive failures when its reconcile did

@@ -56,14 +56,8 @@ func TestStaleAgainstOwnWrites(t *testing.T) {
 // metadata from the apiserver: another writer's operation or last-applied
 // body, missing from the cached copy, makes it stale.
 func TestStaleReadsMetadata(t *testing.T) {
-	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
-	s := runtime.NewScheme()
-	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
-	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(gvk)
-	live.SetNamespace("ns")
-	live.SetName("media")
+	gvk, s := storageAccountScheme()
+	live := storageAccountObject(gvk)
 	live.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"t"}`})
 	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build(), written: &sync.Map{}}
 	cached := live.DeepCopy()
@@ -93,14 +87,8 @@ func TestStaleReadsMetadata(t *testing.T) {
 // to the object is put back in the queue before anything else: no ARM call
 // (r.ARM is nil here: one would fail), no drift judged on the old copy.
 func TestReconcileWaitsForOwnWrite(t *testing.T) {
-	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
-	s := runtime.NewScheme()
-	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
-	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
-	cached := &unstructured.Unstructured{}
-	cached.SetGroupVersionKind(gvk)
-	cached.SetNamespace("ns")
-	cached.SetName("media")
+	gvk, s := storageAccountScheme()
+	cached := storageAccountObject(gvk)
 	cached.SetUID("u1")
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cached).Build()
 	r := &Reconciler{
@@ -130,4 +118,23 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	if r.behind(got) {
 		t.Error("behind: true for the copy of our write itself")
 	}
+}
+
+// storageAccountScheme knows the StorageAccount kind as unstructured, for a
+// fake client.
+func storageAccountScheme() (schema.GroupVersionKind, *runtime.Scheme) {
+	gvk := schema.GroupVersionKind{Group: "storage.azure.armature.dev", Version: "v20230501", Kind: "StorageAccount"}
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
+	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("StorageAccountList"), &unstructured.UnstructuredList{})
+	return gvk, s
+}
+
+// storageAccountObject is an empty StorageAccount ns/media.
+func storageAccountObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(gvk)
+	o.SetNamespace("ns")
+	o.SetName("media")
+	return o
 }
