@@ -102,6 +102,14 @@ type Descriptor struct {
 	PathTemplate string
 	// NameParameter is the path parameter that holds the resource name.
 	NameParameter string
+	// NamePattern is the swagger's pattern for the name parameter (an
+	// ECMA-262 regular expression, which CheckName runs only when Go's
+	// regexp compiles it); "" when the swagger declares none.
+	NamePattern string
+	// NameMinLength and NameMaxLength are the swagger's minLength and
+	// maxLength of the name parameter, in characters; 0 when the swagger
+	// declares none.
+	NameMinLength, NameMaxLength int
 	// Singleton is the only name the resource can have, or "".
 	Singleton string
 	Scope     Scope
