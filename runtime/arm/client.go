@@ -199,6 +199,13 @@ func NewClient(opts Options) (Client, error) {
 		opts.MaxRetries = 3
 	}
 	co := policy.ClientOptions{Cloud: conf, Retry: policy.RetryOptions{MaxRetries: opts.MaxRetries, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second}}
+	// The token goes to the ARM endpoint only: every request, poll URLs of
+	// resume tokens and nextLinks included, is checked first.
+	only, err := newEndpointOnly(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	co.PerCallPolicies = append(co.PerCallPolicies, only)
 	switch {
 	case opts.Transport != nil:
 		co.Transport = opts.Transport
