@@ -78,6 +78,17 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if r.NameParam != "" {
 		d[jen.Id("NameParameter")] = jen.Lit(r.NameParam)
 	}
+	if n := r.Name; n != nil && r.Singleton == "" {
+		if n.Pattern != "" {
+			d[jen.Id("NamePattern")] = jen.Lit(n.Pattern)
+		}
+		if n.MinLength > 0 {
+			d[jen.Id("NameMinLength")] = jen.Lit(n.MinLength)
+		}
+		if n.MaxLength > 0 {
+			d[jen.Id("NameMaxLength")] = jen.Lit(n.MaxLength)
+		}
+	}
 	if r.Singleton != "" {
 		d[jen.Id("Singleton")] = jen.Lit(r.Singleton)
 	}

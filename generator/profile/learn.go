@@ -16,7 +16,6 @@ import (
 
 	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generator/classify"
-	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -100,9 +99,8 @@ var Files embed.FS
 
 // learner learns the profile of one kind after another.
 type learner struct {
-	root   string
-	loader *load.Loader
-	notes  []string
+	root  string
+	notes []string
 }
 
 // learn builds the profile of one kind: recorded answers first, then what
@@ -133,7 +131,7 @@ func (l *learner) learn(k *model.Kind, ev *evidence) profile.Type {
 	}
 	t.BeingDeleted = pickError(ev.beingDeleted)
 	t.ParentNotFound = pickError(ev.parentNotFound)
-	t.Name = l.nameRule(r, ev.refused)
+	t.Name = nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
 	t.Defaults = defaults(k.Table, ev.gets)
 	t.Answered = answered(k.Table, append(slices.Clip(ev.gets), ev.puts...), r.Singleton != "")
@@ -531,25 +529,18 @@ func pickError(obs []seen) *profile.Error {
 	return &best
 }
 
-// nameParam is the swagger's rule for a name parameter.
-type nameParam struct {
-	pattern  string
-	min, max int
-	origin   string
-}
-
-// nameRule is the swagger's name rule, with the error a recording shows
-// for a name that breaks it.
-func (l *learner) nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
-	p := l.nameParam(r)
+// nameRule is the swagger's name rule (read by the tree stage), with the
+// error a recording shows for a name that breaks it.
+func nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
+	p := r.Name
 	if p == nil {
 		return nil
 	}
-	rule := &profile.NameRule{Pattern: p.pattern, MinLength: p.min, MaxLength: p.max, Source: "swagger: " + p.origin}
+	rule := &profile.NameRule{Pattern: p.Pattern, MinLength: p.MinLength, MaxLength: p.MaxLength, Source: "swagger: " + p.Origin.String()}
 	var re *regexp.Regexp
-	if p.pattern != "" {
+	if p.Pattern != "" {
 		var err error
-		if re, err = regexp.Compile(p.pattern); err != nil {
+		if re, err = regexp.Compile(p.Pattern); err != nil {
 			re = nil // a pattern Go cannot run (lookahead): lengths only
 			rule.Source += "; pattern not checked (not RE2)"
 		}
@@ -557,7 +548,7 @@ func (l *learner) nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
 	var bad []seen
 	for _, o := range refused {
 		n := len(o.name)
-		if re != nil && !re.MatchString(o.name) || p.min > 0 && n < p.min || p.max > 0 && n > p.max {
+		if re != nil && !re.MatchString(o.name) || p.MinLength > 0 && n < p.MinLength || p.MaxLength > 0 && n > p.MaxLength {
 			bad = append(bad, o)
 		}
 	}

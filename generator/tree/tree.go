@@ -56,6 +56,10 @@ type Resource struct {
 	NameParam string
 	// Singleton is the only name the resource can have, or "".
 	Singleton string
+	// Name is what the swagger declares about the name parameter's value
+	// (pattern, lengths); nil when it declares none, or there is no name
+	// parameter.
+	Name *NameRule
 	// PathValues are the path parameters this resource type fixes: a type
 	// segment typed by an enum gives one resource type per value
 	// (recordType → A for Microsoft.Network/privateDnsZones/A). Nil for
@@ -77,6 +81,18 @@ type Resource struct {
 	// Embedded are the collections of the PUT body that are also child
 	// resource types (embedded.go), sorted by path.
 	Embedded []Embedded
+}
+
+// NameRule is the swagger's rule for a resource's name: the pattern,
+// minLength and maxLength of its name path parameter.
+type NameRule struct {
+	// Pattern is the parameter's pattern as written (ECMA-262), or "".
+	Pattern string
+	// MinLength and MaxLength are 0 when not declared.
+	MinLength, MaxLength int
+	// Origin is where the parameter is declared: the path, or the
+	// `#/parameters/X` a `$ref` points at.
+	Origin load.Origin
 }
 
 // Verbs returns the methods present, sorted.
@@ -495,8 +511,15 @@ func (b *builder) resource(d *load.Document, p string, pp parsed, ops map[string
 	name := pp.tokens[len(pp.tokens)-1]
 	if isParam(name) {
 		r.NameParam = strings.Trim(name, "{}")
-		if v := b.singleValueEnum(d, origin, item, ops["PUT"], r.NameParam); v != "" {
-			r.Singleton = v
+		prms := b.nameParams(origin, item, r.NameParam)
+		for _, prm := range prms {
+			if r.Singleton == "" {
+				r.Singleton = singleValue(prm)
+			}
+		}
+		if len(prms) > 0 {
+			// The PUT's declaration overrides the path's.
+			r.Name = nameRule(prms[len(prms)-1])
 		}
 	} else {
 		r.Singleton = name
@@ -526,25 +549,48 @@ func (b *builder) resource(d *load.Document, p string, pp parsed, ops map[string
 	b.byType[key] = r
 }
 
-// singleValueEnum returns the only value of the name parameter's enum, or "".
-func (b *builder) singleValueEnum(d *load.Document, origin load.Origin, item *spec.PathItem, put *Operation, name string) string {
+// nameParams returns the declarations of the name path parameter of a
+// resource path, with their `$ref`s resolved: the path's, then its PUT's.
+func (b *builder) nameParams(origin load.Origin, item *spec.PathItem, name string) []load.Parameter {
 	var all []spec.Parameter
 	all = append(all, item.Parameters...)
 	if item.Put != nil {
 		all = append(all, item.Put.Parameters...)
 	}
+	var out []load.Parameter
 	for i := range all {
 		prm, err := b.l.Param(origin, &all[i])
-		if err != nil || prm.In != "path" || prm.Name != name {
-			continue
+		if err == nil && prm.In == "path" && prm.Name == name {
+			out = append(out, prm)
 		}
-		if len(prm.Enum) == 1 {
-			if s, ok := prm.Enum[0].(string); ok {
-				return s
-			}
+	}
+	return out
+}
+
+// singleValue returns the only value of a parameter's enum, or "".
+func singleValue(prm load.Parameter) string {
+	if len(prm.Enum) == 1 {
+		if s, ok := prm.Enum[0].(string); ok {
+			return s
 		}
 	}
 	return ""
+}
+
+// nameRule returns the pattern and lengths of a name parameter, or nil
+// when it declares none.
+func nameRule(prm load.Parameter) *NameRule {
+	rule := &NameRule{Pattern: prm.Pattern, Origin: prm.Origin}
+	if prm.MinLength != nil {
+		rule.MinLength = int(*prm.MinLength)
+	}
+	if prm.MaxLength != nil {
+		rule.MaxLength = int(*prm.MaxLength)
+	}
+	if rule.Pattern == "" && rule.MinLength == 0 && rule.MaxLength == 0 {
+		return nil
+	}
+	return rule
 }
 
 // attach gives every pending path to the resource whose path is its longest

@@ -131,6 +131,28 @@ func TestBuildContoso(t *testing.T) {
 	}
 }
 
+// TestBuildNameRules: the name parameter's pattern and lengths, through a
+// `$ref` (widgets), declared on the path (gears), or absent (labels, and
+// the singleton settings, whose name is its enum).
+func TestBuildNameRules(t *testing.T) {
+	tr := contosoTree(t)
+	got := map[string]*NameRule{}
+	for _, r := range tr.Resources {
+		got[r.ARMType] = r.Name
+	}
+	want := map[string]*NameRule{
+		"Microsoft.Contoso/widgets": {Pattern: "^[A-Za-z0-9_-]+$", MinLength: 3, MaxLength: 24,
+			Origin: load.Origin{File: "widgets.json", Pointer: "/parameters/WidgetName"}},
+		"Microsoft.Contoso/widgets/settings/gears": {Pattern: "^(?!-)[a-z0-9-]+$", MaxLength: 63,
+			Origin: load.Origin{File: "widgets.json", Pointer: "/paths/~1subscriptions~1{subscriptionId}~1resourceGroups~1{resourceGroupName}~1providers~1Microsoft.Contoso~1widgets~1{widgetName}~1settings~1default~1gears~1{gearName}"}},
+		"Microsoft.Contoso/widgets/settings": nil,
+		"Microsoft.Contoso/labels":           nil,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("name rules (-want +got):\n%s", diff)
+	}
+}
+
 // TestBuildSkipCategories gives every kind of skipped path its category;
 // testdata/skips.json has one path (or operation) of each.
 func TestBuildSkipCategories(t *testing.T) {
