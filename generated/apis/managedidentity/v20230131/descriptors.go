@@ -12,6 +12,7 @@ var UserAssignedIdentitiesFederatedIdentityCredentialDescriptor = descriptor.Des
 	Kind:          "UserAssignedIdentitiesFederatedIdentityCredential",
 	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{resourceName}/federatedIdentityCredentials"},
 	NameParameter: "federatedIdentityCredentialResourceName",
+	NamePattern:   "^[a-zA-Z0-9]{1}[a-zA-Z0-9-_]{2,119}$",
 	OwnerARMType:  "Microsoft.ManagedIdentity/userAssignedIdentities",
 	OwnerGroup:    "managedidentity.azure.armature.dev",
 	OwnerKind:     "UserAssignedIdentity",
