@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,8 +69,10 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	applied := mustJSON(hashSecrets(r.Desc, desired))
 	if w.Verb == "" {
-		if last != applied && !st.policy.OnlyPlans() {
-			// Adopted in sync: record what the spec says without a write to ARM.
+		if rec, _ := st.seal.armID(st.obj); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
+			// Adopted in sync, or written before the ARM id was sealed (an
+			// earlier operator version): record what the spec says and the
+			// id derived from it, without a write to ARM.
 			if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
 				return reconcile.Result{}, step(stepRecord, err)
 			}
@@ -93,6 +96,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if prev, ok := r.refusals.Load(st.obj.GetUID()); ok && prev.(refusal).write == write {
 		// ARM refused this very write: it would refuse it again.
 		return r.fail(ctx, st, prev.(refusal).err)
+	}
+	if w.Create {
+		if done, res, err := r.claim(ctx, st, id); done {
+			return res, err
+		}
 	}
 	res, err := r.armCall(ctx, st, w.Verb, id, payload)
 	if err != nil {
@@ -149,8 +157,11 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 // Updated, Deleted), as for a synchronous write.
 func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, create bool, res *arm.Result, applied string) (reconcile.Result, error) {
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationOperation, mustJSON(operation{Verb: verb, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339), Create: create}))
-	setAnnotation(st.obj, AnnotationARMID, id)
+	op := operation{Verb: verb, ID: id, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339), Create: create}
+	setAnnotation(st.obj, AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), op))
+	if verb != http.MethodDelete {
+		r.seal.setARMID(st.obj, id)
+	}
 	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
@@ -169,6 +180,9 @@ func (r *Reconciler) pollAfter(res *arm.Result) time.Duration {
 func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operation) (reconcile.Result, error) {
 	res, err := st.arm.Client.Poll(ctx, op.Token)
 	observeARM("POLL", err)
+	if arm.IsForeignHost(err) {
+		return r.discardOperation(ctx, st, err.Error())
+	}
 	if err != nil {
 		err = step(stepPoll+" ("+op.Verb+" "+id+")", err)
 		if arm.IsRetryable(err) {
@@ -218,7 +232,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied string, more func(*unstructured.Unstructured)) error {
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationLastApplied, applied)
-	setAnnotation(st.obj, AnnotationARMID, id)
+	r.seal.setARMID(st.obj, id)
 	removeAnnotation(st.obj, AnnotationOperation) // a completed one
 	if more != nil {
 		more(st.obj)

@@ -47,7 +47,7 @@ var keptMetadata = []string{"name", "namespace", "uid", "resourceVersion", "gene
 // packedAnnotations are the reconciler's own large annotations: packed
 // with spec and status, not kept decoded.
 var packedAnnotations = map[string]bool{
-	AnnotationLastApplied: true, AnnotationOperation: true, AnnotationPlan: true, AnnotationARMID: true,
+	AnnotationLastApplied: true, AnnotationOperation: true, AnnotationPlan: true,
 }
 
 // TransformForCache returns a cache transform (cache.Options.

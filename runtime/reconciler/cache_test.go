@@ -79,7 +79,9 @@ func TestSlimRoundTrip(t *testing.T) {
 		"metadata": map[string]any{
 			"name": "media", "namespace": "team-a", "uid": "u-1", "resourceVersion": "42", "generation": int64(2),
 			"creationTimestamp": "2026-11-26T23:44:15Z", "labels": map[string]any{"armature.dev/shard": "a"},
-			"finalizers": []any{Finalizer}, "annotations": map[string]any{AnnotationPolicy: "manage"},
+			"finalizers": []any{Finalizer}, "annotations": map[string]any{AnnotationPolicy: "manage",
+				// Kept decoded: the claim index reads it.
+				AnnotationARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media"},
 		},
 		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg",
 	}

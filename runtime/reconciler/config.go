@@ -62,6 +62,14 @@ type Config struct {
 	// does), then retries. Defaults to false: the condition says how to
 	// register.
 	RegisterProviders bool
+	// StateKey is the key of the HMACs that bind the records the
+	// reconciler reads back from an object (the operation in flight, the
+	// ARM id it created) to that object (seal.go). Operators that serve the
+	// same objects, one after the other, need the same key. Defaults to a
+	// random key of the process: an earlier process's records are then
+	// refused (an operation is re-observed by GET; a resource created by
+	// it without a recorded write is AzureResourceExists).
+	StateKey []byte
 }
 
 // Backoff is a wait that doubles with each consecutive failure.

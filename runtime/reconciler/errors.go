@@ -32,6 +32,7 @@ const (
 	stepObserve   = "read the resource from ARM"
 	stepStatus    = "write status"
 	stepDelete    = "delete in ARM"
+	stepClaim     = "claim the ARM id"
 )
 
 func stepWrite(verb, id string) string { return verb + " " + id }
@@ -55,6 +56,12 @@ const (
 	EventDriftDetected    = "DriftDetected"
 	EventDetached         = "Detached"
 	EventNoDelete         = "NoDelete"
+	// EventOperationDiscarded: the operation annotation was not followed
+	// (not sealed to the object, or polling a host other than ARM).
+	EventOperationDiscarded = "OperationDiscarded"
+	// EventRecordIgnored: the ARM id annotation is not sealed to the
+	// object: nothing is deleted on its word.
+	EventRecordIgnored = "RecordIgnored"
 	// EventRegisteringProvider: the operator asked ARM to register the
 	// subscription with a resource provider (--register-providers).
 	EventRegisteringProvider = "RegisteringProvider"

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -25,22 +24,18 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 		r.event(st, corev1.EventTypeNormal, EventNoDelete, r.Desc.ARMType+" has no DELETE in ARM: it goes with its parent")
 		return r.removeFinalizer(ctx, st)
 	}
-	id := st.obj.GetAnnotations()[AnnotationARMID]
+	if st.forgedOperation() {
+		return r.discardOperation(ctx, st, "it is not a record this operator sealed to this object (edited, or copied from another object)")
+	}
 	if op := st.operation(); op != nil {
 		if op.Verb == http.MethodDelete {
-			return r.poll(ctx, st, id, op)
+			return r.poll(ctx, st, op.ID, op)
 		}
 		// A create or update in flight: delete anyway, ARM serialises.
 	}
+	id := r.deleteID(st)
 	if id == "" {
-		if rid, _ := spec(st.obj)["resourceID"].(string); rid != "" {
-			id = rid
-		} else if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); sid != "" {
-			id = sid
-		}
-	}
-	if id == "" {
-		return r.removeFinalizer(ctx, st) // never created
+		return r.removeFinalizer(ctx, st) // never created by this object
 	}
 	res, err := r.armCall(ctx, st, http.MethodDelete, id, nil)
 	if err != nil {
@@ -51,6 +46,22 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	}
 	r.event(st, corev1.EventTypeNormal, EventDeleted, "DELETE "+id)
 	return r.removeFinalizer(ctx, st)
+}
+
+// deleteID is the ARM id a deletion deletes: spec.resourceID (an adopted
+// resource), else the id the object claimed before its first write (the
+// sealed AnnotationARMID, derived from spec and owner then). Never an id an
+// editor of the object wrote: an ARM id annotation that does not verify is
+// ignored with an event, and "" (nothing to delete) is returned.
+func (r *Reconciler) deleteID(st *state) string {
+	if rid, _ := spec(st.obj)["resourceID"].(string); rid != "" {
+		return rid
+	}
+	id, forged := st.seal.armID(st.obj)
+	if forged {
+		r.event(st, corev1.EventTypeWarning, EventRecordIgnored, "annotation "+AnnotationARMID+" is not a record this operator sealed to this object: nothing is deleted on its word")
+	}
+	return id
 }
 
 func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.Result, error) {

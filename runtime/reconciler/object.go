@@ -27,10 +27,13 @@ const (
 	// AnnotationLastApplied holds the body last sent to ARM (secret values
 	// replaced by their hash).
 	AnnotationLastApplied = "armature.dev/last-applied"
-	// AnnotationARMID is the ARM id the body was sent to.
+	// AnnotationARMID is the ARM id the object created (recorded before
+	// its first PUT: the intent to create) or adopted, sealed by
+	// AnnotationSeal. The reconciler acts on it only when the seal
+	// verifies (seal.go).
 	AnnotationARMID = "armature.dev/arm-id"
-	// AnnotationOperation holds the operation in flight: verb, resume
-	// token and the body it applies.
+	// AnnotationOperation holds the operation in flight: verb, ARM id,
+	// resume token and the body it applies, sealed to the object.
 	AnnotationOperation = "armature.dev/operation"
 	// AnnotationPlan is where the plan policy writes what would be sent.
 	AnnotationPlan = "armature.dev/plan"
@@ -54,6 +57,10 @@ type operation struct {
 	Started string `json:"started,omitempty"`
 	// Create is true for the PUT that creates the resource.
 	Create bool `json:"create,omitempty"`
+	// ID is the ARM id the operation writes or deletes.
+	ID string `json:"id,omitempty"`
+	// Seal is the HMAC binding the record to the object (seal.go).
+	Seal string `json:"seal,omitempty"`
 }
 
 // slowOperation is how long an operation runs before its progress is

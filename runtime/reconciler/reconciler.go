@@ -83,11 +83,19 @@ type Reconciler struct {
 	// kinds are the storage versions of the kinds SetupAll registers: an
 	// extension kind's owner can be any of them.
 	kinds map[schema.GroupKind]string
+	// seal binds the records the reconciler reads back to their objects
+	// (Config.StateKey).
+	seal sealer
+	// claimKind is the kind whose informer holds the claim index (the
+	// storage version's; zero before SetupWithManager): a create first
+	// checks that no other object claims its ARM id.
+	claimKind schema.GroupVersionKind
 }
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
 	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
+	r.seal = newSealer(r.Config.StateKey)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
 			r.lists = append(r.lists, descriptor.ParseTemplate(p))
@@ -156,6 +164,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		return res, err
 	}
 	st := newState(obj)
+	st.seal = r.seal
 	st.forced = forced(ctx)
 	defer r.remember(st)
 	defer r.settle(st)
@@ -195,6 +204,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 			return reconcile.Result{}, step(stepFinalizer, err)
 		}
 	}
+	if st.forgedOperation() {
+		return r.discardOperation(ctx, st, "it is not a record this operator sealed to this object (edited, or copied from another object)")
+	}
 	if op := st.operation(); op != nil && !st.opDone(op) {
 		return r.poll(ctx, st, id, op)
 	}
@@ -204,6 +216,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 // resolve finds the resource's ARM id; a non-empty waiting says why it
 // cannot be known yet.
 func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string, err error) {
+	if err := checkNames(r.Desc, st.obj); err != nil {
+		return "", "", err
+	}
 	ownerID, waiting, err := r.resolveOwner(ctx, st)
 	if err != nil || waiting != "" {
 		return "", waiting, err
@@ -215,6 +230,35 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 		return "", "", terminal("NoSubscription", "no subscription id for "+r.Desc.Kind+": the credential ("+st.arm.Name+") names none (--subscription-id or AZURE_SUBSCRIPTION_ID for the default, subscriptionId in a credential Secret)")
 	}
 	return "", "", ownerRequired(r.Desc)
+}
+
+// ReasonInvalidName: a name or id of the spec is one ARM would refuse (or
+// that would make the id name another resource: "..", "/"). The webhook
+// refuses it at admission; the reconciler checks again, for clusters
+// without the webhook.
+const ReasonInvalidName = "InvalidName"
+
+// checkNames checks the names an ARM id is built from: spec.azureName (or
+// the name it defaults to), spec.owner.armId and spec.resourceID.
+func checkNames(d *descriptor.Descriptor, obj *unstructured.Unstructured) error {
+	s := spec(obj)
+	if rid, _ := s["resourceID"].(string); rid != "" {
+		if err := descriptor.CheckID(rid); err != nil {
+			return terminal(ReasonInvalidName, "spec.resourceID: "+err.Error())
+		}
+		return nil
+	}
+	if owner, _ := s["owner"].(map[string]any); owner != nil {
+		if a, _ := owner["armId"].(string); a != "" {
+			if err := descriptor.CheckID(a); err != nil {
+				return terminal(ReasonInvalidName, "spec.owner.armId: "+err.Error())
+			}
+		}
+	}
+	if err := d.CheckName(azureName(obj, d)); err != nil {
+		return terminal(ReasonInvalidName, "spec.azureName: "+err.Error())
+	}
+	return nil
 }
 
 func ownerLabel(d *descriptor.Descriptor) string {
@@ -313,7 +357,7 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(st.obj), fresh); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	for _, k := range []string{AnnotationOperation, AnnotationLastApplied} {
+	for _, k := range []string{AnnotationOperation, AnnotationLastApplied, AnnotationSeal} {
 		if fresh.GetAnnotations()[k] != st.obj.GetAnnotations()[k] {
 			return true, nil
 		}

@@ -144,6 +144,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, claimIndex, r.claimOf); err != nil {
+		return err
+	}
+	r.claimKind = r.gvk()
+	for _, v := range r.versions {
+		v.claimKind = r.gvk()
+	}
 	if r.hasLists() {
 		o := newObserver(r)
 		if err := mgr.Add(o); err != nil {

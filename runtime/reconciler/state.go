@@ -71,6 +71,9 @@ type state struct {
 	// ownerRefPending is set when the object lacks the owner reference to
 	// st.owner: the next metadata write adds it (patchMeta).
 	ownerRefPending bool
+	// seal checks the records read back (seal.go); without a key (inFlight)
+	// records are read unchecked.
+	seal sealer
 }
 
 // settled reports an object whose status describes its current spec:
@@ -127,16 +130,26 @@ func inFlight(obj *unstructured.Unstructured) bool {
 	return op != nil && !st.opDone(op)
 }
 
+// operation is the operation in flight recorded on the object; nil when
+// there is none or its record does not verify (see forgedOperation).
 func (st *state) operation() *operation {
 	raw := st.obj.GetAnnotations()[AnnotationOperation]
-	if raw == "" {
+	if st.seal.key == nil {
+		return parseOperation(raw)
+	}
+	op, ok := st.seal.openOperation(st.obj.GetUID(), raw)
+	if !ok {
 		return nil
 	}
-	var op operation
-	if json.Unmarshal([]byte(raw), &op) != nil || op.Token == "" {
-		return nil
-	}
-	return &op
+	return op
+}
+
+// forgedOperation reports an operation annotation that is not a record
+// sealed to this object by this operator: edited, copied from another
+// object, or written by hand.
+func (st *state) forgedOperation() bool {
+	raw := st.obj.GetAnnotations()[AnnotationOperation]
+	return raw != "" && st.seal.key != nil && st.operation() == nil
 }
 
 // userMustAct sets Ready=False and ActionRequired=True with the reason.

@@ -1,0 +1,129 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+// One object per resource, and no silent takeover: before the first
+// create of an object the reconciler checks that no other object of the
+// kind (in any namespace) claims the ARM id, and GETs it — an existing
+// resource this object did not create is never written. The claim (the
+// sealed AnnotationARMID) is recorded before the PUT, so an operator
+// killed after an accepted PUT still knows the resource is the object's.
+
+// Reasons of the claim checks.
+const (
+	// ReasonAzureResourceExists: the resource exists in Azure and the
+	// object did not create it; nothing is written. spec.resourceID adopts
+	// it.
+	ReasonAzureResourceExists = "AzureResourceExists"
+	// ReasonClaimedByAnotherObject: another object of the kind manages the
+	// same ARM id; nothing is written.
+	ReasonClaimedByAnotherObject = "ClaimedByAnotherObject"
+)
+
+// claimIndex is the field index of the ARM id an object claims (lower
+// case): its sealed AnnotationARMID, else its status.id.
+const claimIndex = "armature.dev/claim"
+
+// claimOf is the value of claimIndex for obj: what the reconciler would
+// delete for it, or has observed.
+func (r *Reconciler) claimOf(obj client.Object) []string {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	if id, _ := r.seal.armID(u); id != "" {
+		return []string{strings.ToLower(id)}
+	}
+	if id := statusID(u); id != "" {
+		return []string{strings.ToLower(id)}
+	}
+	return nil
+}
+
+// claimant returns "namespace/name" of another object of the kind that
+// claims id; "" when none does (or the index is not set up: a reconciler
+// built without a manager).
+func (r *Reconciler) claimant(ctx context.Context, st *state, id string) (string, error) {
+	if r.claimKind.Empty() {
+		return "", nil
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(r.claimKind.GroupVersion().WithKind(r.claimKind.Kind + "List"))
+	if err := r.slimReader().List(ctx, list, client.MatchingFields{claimIndex: strings.ToLower(id)}, client.UnsafeDisableDeepCopy); err != nil {
+		return "", fmt.Errorf("list the objects that claim %s: %w", id, err)
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.GetUID() != st.obj.GetUID() {
+			return o.GetNamespace() + "/" + o.GetName(), nil
+		}
+	}
+	return "", nil
+}
+
+// claim runs before the first create of the resource id. done is true
+// when the reconcile ends here (the condition is written).
+func (r *Reconciler) claim(ctx context.Context, st *state, id string) (done bool, res reconcile.Result, err error) {
+	if rec, _ := st.seal.armID(st.obj); rec != "" && strings.EqualFold(rec, id) {
+		return false, res, nil // claimed before: the resource, if there, is this object's
+	}
+	if other, err := r.claimant(ctx, st, id); err != nil || other != "" {
+		if err != nil {
+			return true, res, step(stepClaim, err)
+		}
+		res, err = r.claimRefused(ctx, st, ReasonClaimedByAnotherObject, fmt.Sprintf("%s %s manages %s: nothing is written for this object. Delete one of the two, or give this one another azureName", r.Desc.Kind, other, id))
+		return true, res, err
+	}
+	if r.Desc.Singleton == "" {
+		// A singleton exists with its parent: there is nothing to take over.
+		_, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+		switch {
+		case err == nil:
+			res, err = r.claimRefused(ctx, st, ReasonAzureResourceExists, fmt.Sprintf("%s exists in Azure and this object did not create it: nothing is written. To manage it with this object, set spec.resourceID: %s (adoption; the reconcile policy then applies to it, deletion included); or give the object another azureName", id, id))
+			return true, res, err
+		case !arm.IsNotFound(err):
+			res, err = r.fail(ctx, st, step(stepClaim, err))
+			return true, res, err
+		}
+	}
+	base := st.obj.DeepCopy()
+	r.seal.setARMID(st.obj, id)
+	if err := r.patchMeta(ctx, st, base); err != nil {
+		return true, res, step(stepClaim, err)
+	}
+	return false, res, nil
+}
+
+// claimRefused shows a refused claim: Ready=False, ActionRequired=True,
+// one Warning event; the object is looked at again after the sync period
+// (the other object or resource may go).
+func (r *Reconciler) claimRefused(ctx context.Context, st *state, reason, message string) (reconcile.Result, error) {
+	r.eventOnce(st, reason, message)
+	st.userMustAct(reason, message)
+	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, step(stepStatus, r.writeStatus(ctx, st))
+}
+
+// discardOperation drops an operation record the reconciler will not
+// follow (forged, or polling somewhere other than ARM), with a Warning
+// event; the next reconcile observes the resource by GET.
+func (r *Reconciler) discardOperation(ctx context.Context, st *state, why string) (reconcile.Result, error) {
+	r.event(st, corev1.EventTypeWarning, EventOperationDiscarded, "annotation "+AnnotationOperation+" discarded: "+why+"; the resource is read from Azure again")
+	base := st.obj.DeepCopy()
+	removeAnnotation(st.obj, AnnotationOperation)
+	if err := r.patchMeta(ctx, st, base); err != nil {
+		return reconcile.Result{}, step(stepRecord, err)
+	}
+	return reconcile.Result{Requeue: true}, nil
+}

@@ -1,0 +1,403 @@
+package reconciler
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/runtime/arm"
+)
+
+func TestSealOperation(t *testing.T) {
+	s := newSealer([]byte("key-1"))
+	op := operation{Verb: "PUT", ID: "/subscriptions/s/resourceGroups/g", Token: "tok", Applied: "{}", Started: "2026-11-27T00:00:00Z"}
+	raw := s.sealOperation("uid-1", op)
+	if got, ok := s.openOperation("uid-1", raw); !ok || got.Token != "tok" || got.ID != op.ID {
+		t.Fatalf("own record: %+v %v", got, ok)
+	}
+	edited := strings.Replace(raw, `"token":"tok"`, `"token":"evil"`, 1)
+	cases := map[string]struct {
+		s   sealer
+		uid types.UID
+		raw string
+	}{
+		"EditedToken":   {s, "uid-1", edited},
+		"OtherObject":   {s, "uid-2", raw},
+		"OtherKey":      {newSealer([]byte("key-2")), "uid-1", raw},
+		"NoSeal":        {s, "uid-1", `{"verb":"PUT","token":"tok"}`},
+		"NotJSON":       {s, "uid-1", `tok`},
+		"EditedID":      {s, "uid-1", strings.Replace(raw, `resourceGroups/g`, `resourceGroups/h`, 1)},
+		"EditedVerb":    {s, "uid-1", strings.Replace(raw, `"verb":"PUT"`, `"verb":"DELETE"`, 1)},
+		"EditedApplied": {s, "uid-1", strings.Replace(raw, `"applied":"{}"`, `"applied":"{\"a\":1}"`, 1)},
+	}
+	for name, c := range cases {
+		if _, ok := c.s.openOperation(c.uid, c.raw); ok {
+			t.Errorf("%s: the record verifies", name)
+		}
+	}
+}
+
+func TestSealARMID(t *testing.T) {
+	s := newSealer([]byte("key-1"))
+	obj := &unstructured.Unstructured{}
+	obj.SetUID("uid-1")
+	id := "/subscriptions/s/resourceGroups/G"
+	s.setARMID(obj, id)
+	if got, forged := s.armID(obj); got != id || forged {
+		t.Fatalf("own record: %q forged=%v", got, forged)
+	}
+	other := obj.DeepCopy()
+	other.SetUID("uid-2")
+	if got, forged := s.armID(other); got != "" || !forged {
+		t.Errorf("copied to another object: %q forged=%v", got, forged)
+	}
+	setAnnotation(obj, AnnotationARMID, "/subscriptions/s/resourceGroups/other")
+	if got, forged := s.armID(obj); got != "" || !forged {
+		t.Errorf("edited id: %q forged=%v", got, forged)
+	}
+	fresh := &unstructured.Unstructured{}
+	if got, forged := fresh.GetAnnotations()[AnnotationARMID], false; got != "" || forged {
+		t.Fatal("setup")
+	}
+	if got, forged := s.armID(fresh); got != "" || forged {
+		t.Errorf("no record: %q forged=%v", got, forged)
+	}
+}
+
+// scriptARM is an arm.Client whose answers a test writes; it records the
+// calls.
+type scriptARM struct {
+	mu    sync.Mutex
+	calls []string
+	get   func(id string) (*arm.Result, error)
+	put   func(id string) (*arm.Result, error)
+	poll  func(token string) (*arm.Result, error)
+}
+
+func (s *scriptARM) record(c string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+}
+
+func (s *scriptARM) Get(_ context.Context, id, _ string) (*arm.Result, error) {
+	s.record("GET " + id)
+	if s.get == nil {
+		return nil, &arm.Error{Status: http.StatusNotFound, Code: "ResourceNotFound"}
+	}
+	return s.get(id)
+}
+
+func (s *scriptARM) Put(_ context.Context, id, _ string, _ []byte) (*arm.Result, error) {
+	s.record("PUT " + id)
+	if s.put == nil {
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id}}, nil
+	}
+	return s.put(id)
+}
+
+func (s *scriptARM) Patch(_ context.Context, id, _ string, _ []byte) (*arm.Result, error) {
+	s.record("PATCH " + id)
+	return &arm.Result{Status: http.StatusOK}, nil
+}
+
+func (s *scriptARM) Delete(_ context.Context, id, _ string) (*arm.Result, error) {
+	s.record("DELETE " + id)
+	return &arm.Result{Status: http.StatusOK}, nil
+}
+
+func (s *scriptARM) Poll(_ context.Context, token string) (*arm.Result, error) {
+	s.record("POLL " + token)
+	if s.poll == nil {
+		return &arm.Result{Status: http.StatusOK}, nil
+	}
+	return s.poll(token)
+}
+
+func (s *scriptARM) writes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, c := range s.calls {
+		if !strings.HasPrefix(c, "GET ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+var _ arm.Client = (*scriptARM)(nil)
+
+const gadgetOwner = "/subscriptions/s/resourceGroups/team-b"
+
+// gadgetReconciler is a reconciler of gadget() over a fake apiserver
+// holding obj, with the ARM client a.
+func gadgetReconciler(t *testing.T, a *scriptARM, obj *unstructured.Unstructured) (*Reconciler, client.Client, *record.FakeRecorder) {
+	t.Helper()
+	d := gadget()
+	d.Scope = "ResourceGroup"
+	gvk := d.GroupVersionKind()
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
+	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("GadgetList"), &unstructured.UnstructuredList{})
+	obj.SetGroupVersionKind(gvk)
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(obj).WithStatusSubresource(obj).Build()
+	rec := record.NewFakeRecorder(32)
+	r := New(c, a, d, "", rec, Config{StateKey: []byte("test-key"), ReconcileTimeout: time.Minute})
+	return r, c, rec
+}
+
+func gadgetObject(name string) *unstructured.Unstructured {
+	o := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"owner": map[string]any{"armId": gadgetOwner}, "location": "westeurope",
+	}}}
+	o.SetNamespace("team-a")
+	o.SetName(name)
+	o.SetUID(types.UID("uid-" + name))
+	o.SetFinalizers([]string{Finalizer})
+	return o
+}
+
+func reconcileOnce(t *testing.T, r *Reconciler, obj *unstructured.Unstructured) (reconcile.Result, error) {
+	t.Helper()
+	return r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+}
+
+func current(t *testing.T, c client.Client, r *Reconciler, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(r.gvk())
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), u); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func readyReason(u *unstructured.Unstructured) string {
+	if c := meta.FindStatusCondition(conditions(u), ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
+}
+
+func drain(rec *record.FakeRecorder) string {
+	var out []string
+	for {
+		select {
+		case e := <-rec.Events:
+			out = append(out, e)
+		default:
+			return strings.Join(out, "\n")
+		}
+	}
+}
+
+// TestCreateClaimsFirst: before the first PUT the reconciler GETs the id
+// and records its claim (the sealed ARM id) on the object, so that the PUT
+// is known to be the object's even if the operator dies right after it.
+func TestCreateClaimsFirst(t *testing.T) {
+	a := &scriptARM{}
+	obj := gadgetObject("g1")
+	r, c, _ := gadgetReconciler(t, a, obj)
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g1"
+	claimed := false
+	a.put = func(string) (*arm.Result, error) {
+		got, forged := r.seal.armID(current(t, c, r, obj))
+		claimed = got == id && !forged
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id}}, nil
+	}
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"GET " + id, "PUT " + id}; len(a.calls) < 2 || a.calls[0] != want[0] || a.calls[1] != want[1] {
+		t.Fatalf("calls %v, want first %v", a.calls, want)
+	}
+	if !claimed {
+		t.Error("the claim was not on the object when the PUT was sent")
+	}
+	// A reconcile after a crash between PUT and the record of the write
+	// (no last-applied): the resource exists, and it is the object's.
+	u := current(t, c, r, obj)
+	removeAnnotation(u, AnnotationLastApplied)
+	if err := c.Update(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	a.calls = nil
+	a.get = func(id string) (*arm.Result, error) {
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id}}, nil
+	}
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.writes(); len(w) != 1 || w[0] != "PUT "+id {
+		t.Errorf("after a crash before the record: writes %v, want the PUT again", w)
+	}
+	if reason := readyReason(current(t, c, r, obj)); reason == ReasonAzureResourceExists {
+		t.Error("its own resource is taken for another's")
+	}
+}
+
+// TestNoSilentTakeover: a resource that exists and that the object did not
+// create is never written: AzureResourceExists, ActionRequired; deleting the
+// object then deletes nothing.
+func TestNoSilentTakeover(t *testing.T) {
+	a := &scriptARM{get: func(id string) (*arm.Result, error) {
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id}}, nil
+	}}
+	obj := gadgetObject("g2")
+	r, c, rec := gadgetReconciler(t, a, obj)
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.writes(); len(w) != 0 {
+		t.Fatalf("writes to a resource the object did not create: %v", w)
+	}
+	u := current(t, c, r, obj)
+	if got := readyReason(u); got != ReasonAzureResourceExists {
+		t.Errorf("Ready reason %q, want %s", got, ReasonAzureResourceExists)
+	}
+	if act := meta.FindStatusCondition(conditions(u), ConditionActionRequired); act == nil || act.Status != metav1.ConditionTrue || !strings.Contains(act.Message, "spec.resourceID") {
+		t.Errorf("ActionRequired %+v: want True, saying how to adopt", act)
+	}
+	if ev := drain(rec); !strings.Contains(ev, ReasonAzureResourceExists) {
+		t.Errorf("events %q", ev)
+	}
+	if err := c.Delete(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.writes(); len(w) != 0 {
+		t.Errorf("deleting an object that never created its resource sent %v", w)
+	}
+}
+
+// TestForgedRecords: an operation annotation or an ARM id the object's
+// editor wrote is not acted on — no poll of its token, no DELETE of its id.
+func TestForgedRecords(t *testing.T) {
+	victim := "/subscriptions/s/resourceGroups/team-b/providers/Test.RP/gadgets/theirs"
+	t.Run("Operation", func(t *testing.T) {
+		a := &scriptARM{}
+		obj := gadgetObject("g3")
+		obj.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"{\"type\":\"x\",\"token\":\"https://thief.example/poll\"}","id":"` + victim + `"}`})
+		r, c, rec := gadgetReconciler(t, a, obj)
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range a.calls {
+			if strings.HasPrefix(call, "POLL") {
+				t.Errorf("polled a forged token: %s", call)
+			}
+		}
+		if _, ok := current(t, c, r, obj).GetAnnotations()[AnnotationOperation]; ok {
+			t.Error("the forged operation is still on the object")
+		}
+		if ev := drain(rec); !strings.Contains(ev, EventOperationDiscarded) {
+			t.Errorf("events %q, want %s", ev, EventOperationDiscarded)
+		}
+	})
+	t.Run("DeleteID", func(t *testing.T) {
+		a := &scriptARM{}
+		obj := gadgetObject("g4")
+		obj.SetAnnotations(map[string]string{AnnotationARMID: victim, AnnotationLastApplied: `{}`})
+		r, c, rec := gadgetReconciler(t, a, obj)
+		if err := c.Delete(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+		if w := a.writes(); len(w) != 0 {
+			t.Errorf("deleting sent %v for an unsealed arm-id", w)
+		}
+		if ev := drain(rec); !strings.Contains(ev, EventRecordIgnored) {
+			t.Errorf("events %q, want %s", ev, EventRecordIgnored)
+		}
+	})
+	t.Run("SealedDeleteID", func(t *testing.T) {
+		a := &scriptARM{}
+		obj := gadgetObject("g5")
+		own := gadgetOwner + "/providers/Test.RP/gadgets/g5"
+		r, c, _ := gadgetReconciler(t, a, obj)
+		u := current(t, c, r, obj)
+		r.seal.setARMID(u, own)
+		if err := c.Update(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+		if w := a.writes(); len(w) != 1 || w[0] != "DELETE "+own {
+			t.Errorf("writes %v, want the DELETE of the sealed id", w)
+		}
+	})
+}
+
+// TestPollOfForeignHostDiscarded: a sealed operation whose poll the ARM
+// client refuses for its host (ForeignHostError) is dropped with an event,
+// not retried forever.
+func TestPollOfForeignHostDiscarded(t *testing.T) {
+	a := &scriptARM{poll: func(string) (*arm.Result, error) {
+		return nil, &arm.ForeignHostError{URL: "https://thief.example/poll", Endpoint: "https://management.azure.com"}
+	}}
+	obj := gadgetObject("g6")
+	r, c, rec := gadgetReconciler(t, a, obj)
+	u := current(t, c, r, obj)
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g6"
+	setAnnotation(u, AnnotationOperation, r.seal.sealOperation(u.GetUID(), operation{Verb: "PUT", ID: id, Token: "t"}))
+	if err := c.Update(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	res, err := reconcileOnce(t, r, obj)
+	if err != nil || !res.Requeue {
+		t.Fatalf("result %+v err %v, want a requeue", res, err)
+	}
+	if _, ok := current(t, c, r, obj).GetAnnotations()[AnnotationOperation]; ok {
+		t.Error("the operation is still on the object")
+	}
+	if ev := drain(rec); !strings.Contains(ev, EventOperationDiscarded) {
+		t.Errorf("events %q", ev)
+	}
+}
+
+// TestInvalidNamesNotSent: names that would climb out of the owner's id
+// are refused by the reconciler too (for clusters without the webhook).
+func TestInvalidNamesNotSent(t *testing.T) {
+	for name, mutate := range map[string]func(map[string]any){
+		"DotDot":      func(s map[string]any) { s["azureName"] = ".." },
+		"Slash":       func(s map[string]any) { s["azureName"] = "../../team-c/providers/Test.RP/gadgets/x" },
+		"OwnerDotDot": func(s map[string]any) { s["owner"] = map[string]any{"armId": gadgetOwner + "/../team-c"} },
+		"ResourceID":  func(s map[string]any) { s["resourceID"] = gadgetOwner + "/providers/Test.RP/gadgets/a?x" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := &scriptARM{}
+			obj := gadgetObject("g7")
+			mutate(obj.Object["spec"].(map[string]any))
+			r, c, _ := gadgetReconciler(t, a, obj)
+			_, _ = reconcileOnce(t, r, obj)
+			if len(a.calls) != 0 {
+				t.Errorf("calls %v", a.calls)
+			}
+			if got := readyReason(current(t, c, r, obj)); got != ReasonInvalidName {
+				t.Errorf("Ready reason %q, want %s", got, ReasonInvalidName)
+			}
+		})
+	}
+}
