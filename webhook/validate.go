@@ -41,6 +41,8 @@ const (
 	armIDDetail       = "is not an ARM resource id: %v"
 	resourceIDDetail  = "names a %s; a %s can only adopt a %s"
 	singletonDetail   = "a %s is a singleton: its name in Azure is always %q; remove azureName or set it to %q"
+	// The name in Azure is metadata.name when azureName is absent.
+	metadataNameDetail = "%v (without spec.azureName this is the name in Azure; set spec.azureName to a name Azure accepts)"
 )
 
 // checker collects the field errors of one validation.
@@ -70,6 +72,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 			c.operatorFields(sp, old, obj)
 		}
 	}
+	c.name(op, obj, old)
 	c.readOnly(k.tree, sp, spec)
 	c.secrets(k.tree, sp, spec)
 	c.owner(sp.Child(fieldOwner), spec)
@@ -245,6 +248,31 @@ func (c *checker) azureName(obj map[string]any) string {
 	return str(obj["metadata"], "name")
 }
 
+// name refuses a name the reconciler would put into the resource's ARM id
+// that Azure refuses (Descriptor.CheckName): one that is no single id
+// segment (../x would climb out of the owner), or breaks the swagger's
+// pattern or lengths. The name is spec.azureName, else metadata.name, and
+// the error is at that path. A singleton's name is checked by singleton.
+// On update only a changed name is checked: a name the object already has
+// stands (it cannot change once the resource exists in Azure).
+func (c *checker) name(op admissionv1.Operation, obj, old map[string]any) {
+	if c.d.Singleton != "" {
+		return
+	}
+	name := c.azureName(obj)
+	if op == admissionv1.Update && name == c.azureName(old) {
+		return
+	}
+	err := c.d.CheckName(name)
+	switch {
+	case err == nil:
+	case str(obj["spec"], fieldAzureName) != "":
+		c.errs = append(c.errs, field.Invalid(field.NewPath("spec", fieldAzureName), name, err.Error()))
+	default:
+		c.errs = append(c.errs, field.Invalid(field.NewPath("metadata", "name"), name, fmt.Sprintf(metadataNameDetail, err)))
+	}
+}
+
 // readOnly refuses any value at a read-only path.
 func (c *checker) readOnly(n *node, p *field.Path, v any) {
 	for _, seg := range n.order {
@@ -293,7 +321,7 @@ func isSecretRef(v any) bool {
 
 // owner checks that spec.owner names one owner, of the Descriptor's owner
 // type: a custom resource only when the owner kind is generated, an ARM id
-// only of the owner's ARM type; for an extension kind, a custom resource
+// (that passes descriptor.CheckID) only of the owner's ARM type; for an extension kind, a custom resource
 // of any kind (group, kind and name) or an ARM id of anything.
 func (c *checker) owner(p *field.Path, spec any) {
 	v, ok := lookupSet(spec, fieldOwner)
@@ -313,7 +341,7 @@ func (c *checker) owner(p *field.Path, spec any) {
 	case name != "" && c.d.OwnerKind == "" && c.d.OwnerARMType != "":
 		c.errs = append(c.errs, field.Invalid(p.Child("name"), name, fmt.Sprintf(ownerNameDetail, c.d.Kind, c.d.OwnerARMType)))
 	case armID != "":
-		typ, err := descriptor.TypeOf(armID)
+		typ, err := typeOf(armID)
 		switch {
 		case err != nil:
 			c.errs = append(c.errs, field.Invalid(p.Child("armId"), armID, fmt.Sprintf(armIDDetail, err)))
@@ -366,19 +394,30 @@ func ownerOf(d *descriptor.Descriptor) string {
 	return "scope"
 }
 
-// resourceID checks that an adopted resource is of the kind's ARM type.
+// resourceID checks that an adopted resource's id is an ARM id (one that
+// passes descriptor.CheckID) of the kind's ARM type.
 func (c *checker) resourceID(p *field.Path, spec any) {
 	id := str(spec, fieldResourceID)
 	if id == "" {
 		return
 	}
-	typ, err := descriptor.TypeOf(id)
+	typ, err := typeOf(id)
 	switch {
 	case err != nil:
 		c.errs = append(c.errs, field.Invalid(p, id, fmt.Sprintf(armIDDetail, err)))
 	case !strings.EqualFold(typ, c.d.ARMType):
 		c.errs = append(c.errs, field.Invalid(p, id, fmt.Sprintf(resourceIDDetail, typ, c.d.Kind, c.d.ARMType)))
 	}
+}
+
+// typeOf returns the ARM type of an id a user gave, after refusing what
+// can never be one (descriptor.CheckID: ../ in it, an empty segment, a
+// query) with that error.
+func typeOf(id string) (string, error) {
+	if err := descriptor.CheckID(id); err != nil {
+		return "", err
+	}
+	return descriptor.TypeOf(id)
 }
 
 // singleton checks the azureName of a singleton kind.

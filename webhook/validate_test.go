@@ -176,12 +176,87 @@ func TestValidate(t *testing.T) {
 		"OwnerNotAnARMID": {
 			reason: "an armId must parse",
 			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.owner", `{"armId":"team-a-rg"}`)}},
-			want:   []string{`spec.owner.armId: Invalid value: "team-a-rg": is not an ARM resource id: "team-a-rg": not an ARM resource id: it must start with /`},
+			want:   []string{`spec.owner.armId: Invalid value: "team-a-rg": is not an ARM resource id: must start with /subscriptions/ or /providers/`},
+		},
+		"OwnerARMIDTraversal": {
+			reason: "the issue: .. in an owner id would put the resource into another group",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.owner", `{"armId":"/subscriptions/s/resourceGroups/team-a-rg/../other-rg"}`)}},
+			want: []string{`spec.owner.armId: Invalid value: "/subscriptions/s/resourceGroups/team-a-rg/../other-rg": is not an ARM resource id: segment 5 ("..") must not be "..": in a URL path it names the current or the parent segment, not a resource`},
+		},
+		"OwnerARMIDEmptySegment": {
+			reason: "an owner id with a slash at the end has an empty segment",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.owner", `{"armId":"/subscriptions/s/resourceGroups/g/"}`)}},
+			want: []string{`spec.owner.armId: Invalid value: "/subscriptions/s/resourceGroups/g/": is not an ARM resource id: segment 5 is empty: an ARM id has no "//" and no "/" at the end`},
 		},
 		"OwnerNameOfUngeneratedKind": {
 			reason: "a ResourceGroup's owner is a subscription, which is no custom resource",
 			args:   args{gvk: resources.ResourceGroupDescriptor.GroupVersionKind(), fixture: `{"metadata":{"name":"rg"},"spec":{"location":"westeurope","owner":{"name":"sub"}}}`, create: true},
 			want:   []string{`spec.owner.name: Invalid value: "sub": the owner of a ResourceGroup is a Microsoft.Resources/subscriptions, which this operator does not manage as a custom resource; set owner.armId instead`},
+		},
+		"ResourceIDTraversal": {
+			reason: "an adopted id of the right type that climbs into another group with ..",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.resourceID", `"/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/../../../../other-rg/providers/Microsoft.Storage/storageAccounts/media"`)}},
+			want: []string{`spec.resourceID: Invalid value: "/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/../../../../other-rg/providers/Microsoft.Storage/storageAccounts/media": is not an ARM resource id: segment 8 ("..") must not be "..": in a URL path it names the current or the parent segment, not a resource`},
+		},
+		"ResourceIDQuery": {
+			reason: "a query in an adopted id would change the request",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.resourceID", `"/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/media?api-version=1"`)}},
+			want: []string{`spec.resourceID: Invalid value: "/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/media?api-version=1": is not an ARM resource id: segment 8 ("media?api-version=1") must not contain '?': it is no part of one segment of an ARM resource id`},
+		},
+		"ResourceIDValid": {
+			reason: "a storage account id adopts",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.resourceID", `"/subscriptions/s/resourceGroups/g/providers/Microsoft.Storage/storageAccounts/media"`)}},
+		},
+		"AzureNameTraversal": {
+			reason: "the issue: ../x in azureName is no name, the reconciler would put it into the id",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `"../x"`)}},
+			want:   []string{`spec.azureName: Invalid value: "../x": must not contain '/': it is no part of one segment of an ARM resource id`},
+		},
+		"AzureNameDotDot": {
+			reason: ".. alone has no slash but names the parent",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `".."`)}},
+			want:   []string{`spec.azureName: Invalid value: "..": must not be "..": in a URL path it names the current or the parent segment, not a resource`},
+		},
+		"AzureNamePattern": {
+			reason: "the swagger's pattern for accountName: lower-case letters and digits",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `"Media-Prod"`)}},
+			want:   []string{`spec.azureName: Invalid value: "Media-Prod": must match the pattern ^[a-z0-9]+$ (Microsoft.Storage/storageAccounts names do, per its API)`},
+		},
+		"AzureNameTooShort": {
+			reason: "the swagger's minLength for accountName",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `"md"`)}},
+			want:   []string{`spec.azureName: Invalid value: "md": must be at least 3 characters long (Microsoft.Storage/storageAccounts names are, per its API); it has 2`},
+		},
+		"MetadataNameWithoutAzureName": {
+			reason: "without azureName the reconciler uses metadata.name, which is checked at its own path",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				del("spec.azureName"), set("metadata.name", `"media-prod"`)}},
+			want: []string{`metadata.name: Invalid value: "media-prod": must match the pattern ^[a-z0-9]+$ (Microsoft.Storage/storageAccounts names do, per its API) (without spec.azureName this is the name in Azure; set spec.azureName to a name Azure accepts)`},
+		},
+		"AzureNameOverridesMetadataName": {
+			reason: "a valid azureName makes a metadata.name Azure would refuse irrelevant",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("metadata.name", `"media-prod"`)}},
+		},
+		"AzureNameChangedToTraversal": {
+			reason: "an update before Azure may change azureName, but not to a path",
+			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, change: []edit{set("spec.azureName", `"../other-rg"`)}},
+			want:   []string{`spec.azureName: Invalid value: "../other-rg": must not contain '/': it is no part of one segment of an ARM resource id`},
+		},
+		"AzureNameUnchangedRatchets": {
+			reason: "a name stored before the check stands: a spec update that keeps it is let through",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON,
+				base: []edit{set("spec.azureName", `"Media_Old"`)}, change: []edit{set("spec.properties.accessTier", `"Cool"`)}},
+		},
+		"SingletonTraversal": {
+			reason: "a singleton's name is checked once, by its own rule",
+			args:   args{gvk: storage.StorageAccountsBlobServiceDescriptor.GroupVersionKind(), fixture: `{"metadata":{"name":"blobs"},"spec":{"azureName":"../x","owner":{"name":"media"}}}`, create: true},
+			want:   []string{`spec.azureName: Invalid value: "../x": a Microsoft.Storage/storageAccounts/blobServices is a singleton: its name in Azure is always "default"; remove azureName or set it to "default"`},
 		},
 		"ResourceIDOfWrongType": {
 			reason: "a StorageAccount can only adopt a storage account",

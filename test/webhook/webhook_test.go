@@ -198,6 +198,17 @@ func TestWebhookAndCEL(t *testing.T) {
 		}
 	})
 
+	t.Run("NameThatClimbsRefused", func(t *testing.T) {
+		// The issue: ../ in azureName put the resource into another group.
+		ns := namespace(t, e.cl, "names")
+		sa := account(ns, "media")
+		sa.Spec.AzureName = "../other-rg"
+		msg := denied + `spec.azureName: Invalid value: "../other-rg": must not contain '/': it is no part of one segment of an ARM resource id`
+		if diff := cmp.Diff(msg, errText(e.cl.Create(ctx, sa))); diff != "" {
+			t.Errorf("-want +got:\n%s", diff)
+		}
+	})
+
 	t.Run("OperatorFieldsOnceInAzure", func(t *testing.T) {
 		ns := namespace(t, e.cl, "operator-fields")
 		create(t, e.cl, account(ns, "media"))
@@ -362,8 +373,8 @@ func TestDottedPropertyEndToEnd(t *testing.T) {
 			ns := namespace(t, e.cl, "dotted")
 			w := &unstructured.Unstructured{Object: map[string]any{
 				"apiVersion": contoso.GroupVersion.String(), "kind": "Widget",
-				"metadata": map[string]any{"name": "w", "namespace": ns},
-				"spec": map[string]any{"azureName": "w", "owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/rg"}, "location": "westeurope",
+				"metadata": map[string]any{"name": "widget", "namespace": ns},
+				"spec": map[string]any{"azureName": "widget", "owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/rg"}, "location": "westeurope",
 					"properties": map[string]any{"odata.type": "#Microsoft.A"}},
 			}}
 			create(t, e.cl, w)
