@@ -34,16 +34,38 @@
 // {name, key} at every secret path; an owner ARM id of the owner's ARM type;
 // an owner group and kind that are empty or the owner's kind, and for an
 // extension kind (its owner can be any resource) an owner given by group,
-// kind and name, or by armId; a resourceID of the kind's ARM type; a singleton's fixed name. Custom
-// rules come last (RegisterValidator). An update that leaves spec unchanged
-// is not checked, so finalizer and metadata updates of objects stored
-// before the webhook existed still go through.
+// kind and name, or by armId; a resourceID of the kind's ARM type; a
+// singleton's fixed name. Custom rules come last (RegisterValidator). An
+// update that leaves spec unchanged is not checked, so finalizer and
+// metadata updates of objects stored before the webhook existed still go
+// through.
 //
 // The CRDs' CEL transition rules block create-only edits of paths outside
 // arrays and maps without the webhook; the webhook blocks them without the
 // CEL rules, and also inside arrays and maps. With both installed the
 // apiserver runs the CEL rules first, so for a top-level create-only path a
 // user sees the CEL message.
+//
+// # Names and ids
+//
+// The reconciler writes the name into the resource's ARM id, so a name
+// that is no single id segment would address another resource: azureName
+// "../x" of a StorageAccount owned by group a made the operator PUT and
+// DELETE a storage account in group b. The name (spec.azureName, else
+// metadata.name, which the error then names) is refused when it is empty,
+// "." or "..", or holds '/', '\', '?', '#', '%' or a control character
+// (descriptor.CheckSegment), and when it breaks the swagger's pattern,
+// minLength or maxLength for the name parameter, which the Descriptor
+// carries (Descriptor.CheckName; a pattern Go's RE2 cannot run, one with a
+// lookahead, is not checked):
+//
+//	spec.azureName: Invalid value: "../x": must not contain '/': it is no part of one segment of an ARM resource id
+//
+// On update the name is checked only when it changes: a name the object
+// already has stands (once status.id is set it cannot change at all).
+// spec.owner.armId and spec.resourceID must start with /subscriptions/ or
+// /providers/ and have no empty segment and no segment CheckSegment refuses
+// (descriptor.CheckID), before their type is compared.
 //
 // # Defaulting
 //
