@@ -119,6 +119,23 @@ type Config struct {
 	// replica. Its namespace is also the leader election's. Flags
 	// --webhook-cert-*.
 	WebhookCerts certs.Options
+	// DefaultCredentialNamespaces are the namespaces whose objects without
+	// a credential Secret use the operator's own credential; "*" is every
+	// namespace. Default none: an object needs its namespace's
+	// armature-credential Secret (or the one its armature.dev/credential
+	// annotation names), else it is CredentialNotFound and nothing is sent.
+	// Env ARMATURE_DEFAULT_CREDENTIAL_NAMESPACES.
+	DefaultCredentialNamespaces []string
+	// StateKeySecret is the Secret holding the key that binds the
+	// reconciler's records (operations in flight, claimed ARM ids) to their
+	// objects: "name" in the operator's namespace (POD_NAMESPACE, else the
+	// pod's), or "namespace/name". Created with a random key when missing.
+	// Default armature-state-key; outside a pod without a namespace the key
+	// is random per process. Env ARMATURE_STATE_KEY_SECRET.
+	StateKeySecret string
+	// StateKey, when set, is the key itself (tests); StateKeySecret is then
+	// not read. Not a flag.
+	StateKey []byte
 	// SkipNameValidation lets several managers with the same controllers
 	// run in one process, one after the other (tests that restart the
 	// operator). Not a flag. Default false.
@@ -175,6 +192,12 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookPort, "webhook-port", 9443, "webhook port")
 	fs.StringVar(&c.CertDir, "cert-dir", "", "webhook certificate folder (tls.crt, tls.key); empty: self-signed, or --webhook-cert-secret")
 	c.WebhookCerts.BindFlags(fs)
+	c.DefaultCredentialNamespaces = splitList(env("ARMATURE_DEFAULT_CREDENTIAL_NAMESPACES", ""))
+	fs.Func("default-credential-namespaces", "comma-separated namespaces whose objects without a credential Secret use the operator's own credential; '*' for every namespace (env ARMATURE_DEFAULT_CREDENTIAL_NAMESPACES; default none)", func(s string) error {
+		c.DefaultCredentialNamespaces = splitList(s)
+		return nil
+	})
+	fs.StringVar(&c.StateKeySecret, "state-key-secret", env("ARMATURE_STATE_KEY_SECRET", ""), "Secret holding the key that binds the operator's records to their objects: name (in the operator's namespace) or namespace/name; created when missing (env ARMATURE_STATE_KEY_SECRET; default "+DefaultStateKeySecret+")")
 }
 
 func splitList(s string) []string {
@@ -391,11 +414,14 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err != nil {
 		return err
 	}
-	creds := reconciler.NewCredentials(mgr.GetClient(), reconciler.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport))
+	if c.Reconciler.StateKey, err = c.stateKey(ctx, restCfg); err != nil {
+		return err
+	}
+	creds := reconciler.NewCredentials(mgr.GetClient(), reconciler.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport), reconciler.WithDefaultNamespaces(c.DefaultCredentialNamespaces...))
 	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler, reconciler.WithCredentials(creds)); err != nil {
 		return err
 	}
-	if err := setupActions(mgr, armClient, installed, c); err != nil {
+	if err := setupActions(mgr, armClient, creds, installed, c); err != nil {
 		return err
 	}
 	if c.Webhook {
@@ -526,16 +552,31 @@ func endpointLabel(e string) string {
 
 // setupActions runs Actions (runtime/action) on the installed kinds when
 // the Action CRD is installed; without it the operator runs as before.
-func setupActions(mgr ctrl.Manager, armClient arm.Client, installed []*descriptor.Descriptor, c Config) error {
+func setupActions(mgr ctrl.Manager, armClient arm.Client, creds *reconciler.Credentials, installed []*descriptor.Descriptor, c Config) error {
 	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
 	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		ctrl.Log.WithName("operator").Info("the Action CRD is not installed: Actions are not run (kubectl apply -f api/actions/crd.yaml)")
 		return nil
 	}
-	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval)); err != nil {
+	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval), action.WithCredentials(creds)); err != nil {
 		return fmt.Errorf("actions: %w", err)
 	}
 	return nil
+}
+
+// stateKey is the reconciler's state key: Config.StateKey, else the
+// StateKeySecret's (made when missing), else — outside a pod, with no
+// namespace — none (a random key of the process).
+func (c *Config) stateKey(ctx context.Context, restCfg *rest.Config) ([]byte, error) {
+	if len(c.StateKey) > 0 {
+		return c.StateKey, nil
+	}
+	key, ok := stateKeySecret(c.StateKeySecret)
+	if !ok {
+		ctrl.Log.WithName("operator").Info("no namespace for the state key Secret (POD_NAMESPACE, or --state-key-secret namespace/name): the key is this process's; after a restart, operations in flight are re-observed and creates that were not recorded are AzureResourceExists")
+		return nil, nil
+	}
+	return loadStateKey(ctx, restCfg, key)
 }
 
 // installedKinds keeps the descriptors whose CRD the apiserver serves.

@@ -87,7 +87,10 @@ func run(ctx context.Context) error {
 		opDone <- operator.Run(opCtx, restCfg, operator.Config{
 			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
 			ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "demo",
-			MetricsAddr: "0", ProbeAddr: "0",
+			// The demo's namespaces have no credential Secret: the emulator
+			// accepts the operator's own token everywhere.
+			DefaultCredentialNamespaces: []string{"*"},
+			MetricsAddr:                 "0", ProbeAddr: "0",
 			Webhook: true, WebhookPort: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
 		}, operator.WithComposition(composite.Register))
 	}()

@@ -63,6 +63,12 @@ type Reconciler struct {
 	Poster arm.Poster
 	// Registry knows the generated kinds.
 	Registry *Registry
+	// Credentials, when set, picks each Action's credential as the
+	// reconciler picks an object's: a credential Secret of the Action's
+	// namespace, the operator's own only in namespaces opted in. A target
+	// given by spec.target.armId never gets another credential than the
+	// Action's namespace's. Nil: ARM and Poster for every Action.
+	Credentials *reconciler.Credentials
 	// Recorder records events. Optional.
 	Recorder record.EventRecorder
 	// WaitInterval is how often a Pending Action looks at its target
@@ -87,6 +93,11 @@ func WithPollInterval(d time.Duration) Option { return func(r *Reconciler) { r.P
 
 // WithTimeout sets Timeout.
 func WithTimeout(d time.Duration) Option { return func(r *Reconciler) { r.Timeout = d } }
+
+// WithCredentials sets Credentials.
+func WithCredentials(c *reconciler.Credentials) Option {
+	return func(r *Reconciler) { r.Credentials = c }
+}
 
 // WithRecorder sets Recorder.
 func WithRecorder(rec record.EventRecorder) Option { return func(r *Reconciler) { r.Recorder = rec } }
@@ -158,10 +169,14 @@ func (r *Reconciler) start(ctx context.Context, a *v1alpha1.Action) (reconcile.R
 		}
 		return r.fail(ctx, a, ReasonResultObject, msg, nil)
 	}
+	_, poster, waits, wres, err := r.clients(ctx, a)
+	if waits {
+		return wres, err
+	}
 	if ok, err := r.claim(ctx, a, id, d.APIVersion); err != nil || !ok {
 		return reconcile.Result{Requeue: !ok && err == nil}, step("record the intent", err)
 	}
-	res, err := r.Poster.Post(ctx, id, d.APIVersion, arm.PostRequest{Action: act.Name, Query: a.Spec.Query, Body: body, FinalStateVia: act.FinalStateVia})
+	res, err := poster.Post(ctx, id, d.APIVersion, arm.PostRequest{Action: act.Name, Query: a.Spec.Query, Body: body, FinalStateVia: act.FinalStateVia})
 	observe(d, act, "POST", err)
 	if err != nil {
 		return r.sendFailed(ctx, a, act, err)
@@ -269,7 +284,11 @@ func (r *Reconciler) poll(ctx context.Context, a *v1alpha1.Action) (reconcile.Re
 	if len(errs) > 0 {
 		return r.fail(ctx, a, ReasonInvalidSpec, errs.ToAggregate().Error(), nil)
 	}
-	res, err := r.ARM.Poll(ctx, a.Status.Operation.ResumeToken)
+	c, _, done, res, err := r.clients(ctx, a)
+	if done {
+		return res, err
+	}
+	pres, err := c.Poll(ctx, a.Status.Operation.ResumeToken)
 	observe(d, act, "POLL", err)
 	if err != nil {
 		if arm.IsRetryable(err) {
@@ -281,10 +300,33 @@ func (r *Reconciler) poll(ctx context.Context, a *v1alpha1.Action) (reconcile.Re
 		}
 		return r.fail(ctx, a, ReasonOutcomeUnknown, "polling the operation failed: "+err.Error(), errorOf(err))
 	}
-	if !res.Done() {
-		return reconcile.Result{RequeueAfter: r.after(res)}, nil
+	if !pres.Done() {
+		return reconcile.Result{RequeueAfter: r.after(pres)}, nil
 	}
-	return r.complete(ctx, a, act, res.Body)
+	return r.complete(ctx, a, act, pres.Body)
+}
+
+// clients returns the ARM client and poster of the Action's credential;
+// done is true when the Action waits for its credential (the condition is
+// written).
+func (r *Reconciler) clients(ctx context.Context, a *v1alpha1.Action) (arm.Client, arm.Poster, bool, reconcile.Result, error) {
+	if r.Credentials == nil {
+		return r.ARM, r.Poster, false, reconcile.Result{}, nil
+	}
+	b, err := r.Credentials.For(ctx, a)
+	if err != nil {
+		reason, msg, ok := reconciler.CredentialProblem(err)
+		if !ok {
+			return nil, nil, true, reconcile.Result{}, step("pick the credential", err)
+		}
+		res, err := r.wait(ctx, a, reason, msg, r.WaitInterval)
+		return nil, nil, true, res, err
+	}
+	poster, ok := b.Client.(arm.Poster)
+	if !ok {
+		return nil, nil, true, reconcile.Result{}, fmt.Errorf("action: the ARM client of %s cannot send POST actions", b.Name)
+	}
+	return b.Client, poster, false, reconcile.Result{}, nil
 }
 
 func (r *Reconciler) after(res *arm.Result) time.Duration {

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,7 +39,8 @@ const (
 // Condition reasons of credential problems.
 const (
 	// ReasonCredentialNotFound: the Secret the annotation names does not
-	// exist (retried slowly: creating it cures it).
+	// exist, or the namespace has no credential Secret and the operator's
+	// default does not serve it (retried slowly: creating it cures it).
 	ReasonCredentialNotFound = "CredentialNotFound"
 	// ReasonCredentialInvalid: the Secret lacks a key or has a bad value
 	// (retried slowly: fixing it cures it).
@@ -67,14 +69,18 @@ type NewClientFunc func(arm.ServicePrincipal) (arm.Client, error)
 
 // Credentials picks an object's credential — the Secret its
 // armature.dev/credential annotation names, else its namespace's
-// armature-credential Secret, else the operator's default — and keeps one
-// ARM client per credential Secret (so one rate budget per credential),
-// rebuilt when the Secret's resourceVersion changes. It reads Secrets only
-// in the object's own namespace.
+// armature-credential Secret, else the operator's default, but only in the
+// namespaces an administrator opted in (WithDefaultNamespaces) — and keeps
+// one ARM client per credential Secret (so one rate budget per
+// credential), rebuilt when the Secret's resourceVersion changes. It reads
+// Secrets only in the object's own namespace.
 type Credentials struct {
 	secrets client.Reader
 	def     Binding
 	build   NewClientFunc
+	// defaultAll and defaultIn are the namespaces the default serves.
+	defaultAll bool
+	defaultIn  map[string]bool
 
 	mu    sync.Mutex
 	cache map[types.NamespacedName]*credEntry
@@ -86,14 +92,56 @@ type credEntry struct {
 	err     error
 }
 
+// CredentialsOption configures NewCredentials.
+type CredentialsOption func(*Credentials)
+
+// WithDefaultNamespaces lets the objects of these namespaces that have no
+// credential Secret use the operator's default credential; "*" stands for
+// every namespace. Without it, no namespace may: an object without a
+// credential Secret is CredentialNotFound and nothing is sent to ARM.
+func WithDefaultNamespaces(namespaces ...string) CredentialsOption {
+	return func(c *Credentials) {
+		for _, ns := range namespaces {
+			if ns == "*" {
+				c.defaultAll = true
+			}
+			c.defaultIn[ns] = true
+		}
+	}
+}
+
 // NewCredentials returns Credentials reading Secrets through secrets (the
-// manager's client), with def for objects without a credential Secret and
-// build for the Secrets' service principals.
-func NewCredentials(secrets client.Reader, def Binding, build NewClientFunc) *Credentials {
+// manager's client), with def for objects without a credential Secret in
+// the namespaces WithDefaultNamespaces opts in, and build for the Secrets'
+// service principals.
+func NewCredentials(secrets client.Reader, def Binding, build NewClientFunc, opts ...CredentialsOption) *Credentials {
 	if def.Name == "" {
 		def.Name = "default"
 	}
-	return &Credentials{secrets: secrets, def: def, build: build, cache: map[types.NamespacedName]*credEntry{}}
+	c := &Credentials{secrets: secrets, def: def, build: build, cache: map[types.NamespacedName]*credEntry{}, defaultIn: map[string]bool{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// DefaultServes reports whether the operator's default credential serves
+// the objects of namespace ns that have no credential Secret.
+func (c *Credentials) DefaultServes(ns string) bool { return c.defaultAll || c.defaultIn[ns] }
+
+// CredentialProblem returns the condition reason and message of an error
+// of For: ok is false for errors that are not a credential's (the
+// apiserver's).
+func CredentialProblem(err error) (reason, message string, ok bool) {
+	var te *terminalError
+	var we *worldError
+	switch {
+	case errors.As(err, &te):
+		return te.reason, te.message, true
+	case errors.As(err, &we):
+		return we.reason, we.message, true
+	}
+	return "", "", false
 }
 
 // Default returns the operator's default binding.
@@ -114,8 +162,10 @@ func (c *Credentials) For(ctx context.Context, obj client.Object) (Binding, erro
 	var s corev1.Secret
 	if err := c.secrets.Get(ctx, key, &s); err != nil {
 		switch {
-		case apierrors.IsNotFound(err) && !named:
+		case apierrors.IsNotFound(err) && !named && c.DefaultServes(obj.GetNamespace()):
 			return c.def, nil
+		case apierrors.IsNotFound(err) && !named:
+			return Binding{}, waitWorld(ReasonCredentialNotFound, fmt.Sprintf("namespace %q has no credential: create the Secret %s there, or name one with the annotation %s. The operator's own identity serves only the namespaces an administrator opted in (--default-credential-namespaces); nothing is sent to Azure until then", obj.GetNamespace(), CredentialSecret, AnnotationCredential))
 		case apierrors.IsNotFound(err):
 			return Binding{}, waitWorld(ReasonCredentialNotFound, fmt.Sprintf("Secret %s (annotation %s) does not exist", key, AnnotationCredential))
 		}

@@ -37,7 +37,7 @@ func TestCredentialsFor(t *testing.T) {
 	creds := NewCredentials(c, def, func(sp arm.ServicePrincipal) (arm.Client, error) {
 		built = append(built, sp.ClientID)
 		return nil, nil
-	})
+	}, WithDefaultNamespaces("team-c"))
 	obj := func(ns, annotation string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetNamespace(ns)
@@ -53,14 +53,15 @@ func TestCredentialsFor(t *testing.T) {
 		name   string
 		reason string // of the error, if any
 	}{
-		"NamespaceSecret":  {obj: obj("team-a", ""), sub: "sub-a", name: "Secret team-a/armature-credential"},
-		"Annotation":       {obj: obj("team-a", "payments"), sub: "sub-p", name: "Secret team-a/payments"},
-		"Default":          {obj: obj("team-c", ""), sub: "sub-default", name: "default"},
-		"OtherNamespace":   {obj: obj("team-c", "team-x/payments"), reason: ReasonCredentialRefused},
-		"NotAName":         {obj: obj("team-c", "Payments!"), reason: ReasonCredentialRefused},
-		"MissingSecret":    {obj: obj("team-a", "nowhere"), reason: ReasonCredentialNotFound},
-		"MissingKeys":      {obj: obj("team-b", ""), reason: ReasonCredentialInvalid},
-		"NamespaceInvalid": {obj: obj("team-b", "x"), reason: ReasonCredentialNotFound},
+		"NamespaceSecret":   {obj: obj("team-a", ""), sub: "sub-a", name: "Secret team-a/armature-credential"},
+		"Annotation":        {obj: obj("team-a", "payments"), sub: "sub-p", name: "Secret team-a/payments"},
+		"Default":           {obj: obj("team-c", ""), sub: "sub-default", name: "default"},
+		"DefaultNotOptedIn": {obj: obj("team-d", ""), reason: ReasonCredentialNotFound},
+		"OtherNamespace":    {obj: obj("team-c", "team-x/payments"), reason: ReasonCredentialRefused},
+		"NotAName":          {obj: obj("team-c", "Payments!"), reason: ReasonCredentialRefused},
+		"MissingSecret":     {obj: obj("team-a", "nowhere"), reason: ReasonCredentialNotFound},
+		"MissingKeys":       {obj: obj("team-b", ""), reason: ReasonCredentialInvalid},
+		"NamespaceInvalid":  {obj: obj("team-b", "x"), reason: ReasonCredentialNotFound},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,6 +101,32 @@ func TestCredentialsFor(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"c2"}, built); diff != "" {
 		t.Errorf("clients built (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultNamespaces: the operator's own credential serves only the
+// namespaces opted in; "*" is every one; none without the option.
+func TestDefaultNamespaces(t *testing.T) {
+	c := fake.NewClientBuilder().Build()
+	obj := &unstructured.Unstructured{}
+	obj.SetNamespace("team-a")
+	for name, tc := range map[string]struct {
+		opts []CredentialsOption
+		ok   bool
+	}{
+		"None":  {nil, false},
+		"Other": {[]CredentialsOption{WithDefaultNamespaces("team-b")}, false},
+		"Named": {[]CredentialsOption{WithDefaultNamespaces("team-b", "team-a")}, true},
+		"All":   {[]CredentialsOption{WithDefaultNamespaces("*")}, true},
+	} {
+		creds := NewCredentials(c, Binding{SubscriptionID: "sub"}, nil, tc.opts...)
+		b, err := creds.For(context.Background(), obj)
+		if tc.ok != (err == nil) {
+			t.Errorf("%s: binding %+v, err %v; want served=%v", name, b, err, tc.ok)
+		}
+		if reason, _, isCred := CredentialProblem(err); err != nil && (!isCred || reason != ReasonCredentialNotFound) {
+			t.Errorf("%s: %v is not CredentialNotFound", name, err)
+		}
 	}
 }
 

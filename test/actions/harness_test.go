@@ -135,14 +135,17 @@ func startOperator(t *testing.T, fa *fakearm.Running, ns string) *running {
 	t.Helper()
 	ca := writeCA(t, fa.CertPEM)
 	cfg := operator.Config{
-		Reconciler:         reconciler.Config{SubscriptionID: subscription, PollInterval: 50 * time.Millisecond, SyncPeriod: time.Hour, WorkersPerKind: 2}.Default(),
-		ARMEndpoint:        fa.URL,
-		ARMCAFile:          ca,
-		ARMToken:           "test",
-		WatchNamespaces:    []string{ns},
-		MetricsAddr:        "0",
-		ProbeAddr:          "0",
-		SkipNameValidation: true,
+		Reconciler:      reconciler.Config{SubscriptionID: subscription, PollInterval: 50 * time.Millisecond, SyncPeriod: time.Hour, WorkersPerKind: 2}.Default(),
+		ARMEndpoint:     fa.URL,
+		ARMCAFile:       ca,
+		ARMToken:        "test",
+		WatchNamespaces: []string{ns},
+		// The test's namespace has no credential Secret: the operator's own
+		// serves it, as an administrator's opt-in would.
+		DefaultCredentialNamespaces: []string{ns},
+		MetricsAddr:                 "0",
+		ProbeAddr:                   "0",
+		SkipNameValidation:          true,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{cancel: cancel, done: make(chan error, 1)}

@@ -41,6 +41,7 @@ func TestOperatorWithoutActionCRD(t *testing.T) {
 			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 50 * time.Millisecond}.Default(),
 			ARMEndpoint: fa.URL, ARMCAFile: writeCA(t, fa.CertPEM), ARMToken: "t",
 			MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+			DefaultCredentialNamespaces: []string{"default"},
 		})
 	}()
 	rg := resourceGroup("default", "no-actions-rg")

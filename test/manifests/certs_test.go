@@ -191,6 +191,9 @@ func operatorFromDeployment(t *testing.T, objs []*unstructured.Unstructured, fa 
 	// In a pod the namespace comes from the ServiceAccount's mount.
 	cfg.WebhookCerts.Namespace = dep.GetNamespace()
 	cfg.SkipNameValidation = true
+	// The test namespaces have no credential Secret (an administrator's
+	// opt-in, not part of the Deployment).
+	cfg.DefaultCredentialNamespaces = []string{"*"}
 	return cfg
 }
 

@@ -248,6 +248,8 @@ func TestOperatorRunsUnderItsRole(t *testing.T) {
 		ARMToken:    "t",
 		MetricsAddr: "0",
 		ProbeAddr:   "0",
+		// The test namespaces have no credential Secret.
+		DefaultCredentialNamespaces: []string{"*"},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -67,7 +67,7 @@ func (s *secretReads) read() []types.NamespacedName {
 // operator's default credential (a token the emulator accepts for every
 // subscription, subscription `subscription`) and credential Secrets built
 // as operator.Run builds them.
-func startCredentialOperator(t *testing.T, fa *fakearm.Running, namespaces []string, cfg reconciler.Config) *secretReads {
+func startCredentialOperator(t *testing.T, fa *fakearm.Running, namespaces []string, cfg reconciler.Config, defaultNamespaces ...string) *secretReads {
 	t.Helper()
 	nsCache := map[string]cache.Config{}
 	for _, ns := range namespaces {
@@ -90,7 +90,7 @@ func startCredentialOperator(t *testing.T, fa *fakearm.Running, namespaces []str
 	}
 	opCfg := armop.Config{ARMEndpoint: fa.URL}
 	reads := &secretReads{Reader: mgr.GetClient()}
-	creds := reconciler.NewCredentials(reads, reconciler.Binding{Client: def, SubscriptionID: subscription}, opCfg.SecretClients(fa.HTTPClient()))
+	creds := reconciler.NewCredentials(reads, reconciler.Binding{Client: def, SubscriptionID: subscription}, opCfg.SecretClients(fa.HTTPClient()), reconciler.WithDefaultNamespaces(defaultNamespaces...))
 	cfg.SubscriptionID = subscription
 	cfg.PollInterval = 50 * time.Millisecond
 	cfg.SyncPeriod = time.Hour
@@ -151,16 +151,17 @@ func rgID(sub, name string) string { return "/subscriptions/" + sub + "/resource
 // others, and a fixed Secret is picked up (the client is rebuilt).
 func TestCredentialsPerNamespace(t *testing.T) {
 	fa := startCredentialARM(t)
-	nsA, nsB, nsC, nsD := namespace(t), namespace(t), namespace(t), namespace(t)
+	nsA, nsB, nsC, nsD, nsE := namespace(t), namespace(t), namespace(t), namespace(t), namespace(t)
 	credentialSecret(t, nsA, reconciler.CredentialSecret, "app-a", "secret-a", subA)
 	credentialSecret(t, nsB, reconciler.CredentialSecret, "app-b", "secret-b", subB)
 	bad := credentialSecret(t, nsC, reconciler.CredentialSecret, "app-c", "not-the-secret", subC)
-	startCredentialOperator(t, fa, []string{nsA, nsB, nsC, nsD}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}})
+	// nsD is opted in to the operator's own credential; nsE is not.
+	startCredentialOperator(t, fa, []string{nsA, nsB, nsC, nsD, nsE}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}}, nsD)
 
 	rgA, saA := resourceGroup(nsA, "team-a"), storageAccount(nsA, "teama01", "team-a")
 	rgB, saB := resourceGroup(nsB, "team-b"), storageAccount(nsB, "teamb01", "team-b")
-	rgC, rgD := resourceGroup(nsC, "team-c"), resourceGroup(nsD, "team-d")
-	create(t, rgA, saA, rgB, saB, rgC, rgD)
+	rgC, rgD, rgE := resourceGroup(nsC, "team-c"), resourceGroup(nsD, "team-d"), resourceGroup(nsE, "team-e")
+	create(t, rgA, saA, rgB, saB, rgC, rgD, rgE)
 	waitReady(t, rgA, saA, rgB, saB, rgD)
 	for _, c := range []struct{ sub, rg, sa string }{{subA, "team-a", "teama01"}, {subB, "team-b", "teamb01"}} {
 		if n := calls(fa, http.MethodPut, rgID(c.sub, c.rg)); n != 1 {
@@ -174,7 +175,14 @@ func TestCredentialsPerNamespace(t *testing.T) {
 		}
 	}
 	if n := calls(fa, http.MethodPut, rgID(subscription, "team-d")); n != 1 {
-		t.Errorf("a namespace without a credential Secret uses the default subscription: %d PUTs", n)
+		t.Errorf("a namespace opted in, without a credential Secret, uses the default subscription: %d PUTs", n)
+	}
+	// Not opted in: nothing is sent with the operator's identity.
+	waitReason(t, rgE, reconciler.ReasonCredentialNotFound)
+	for _, e := range fa.Journal() {
+		if strings.Contains(e.Path, "/resourceGroups/team-e") {
+			t.Errorf("a namespace not opted in reached ARM: %s %s", e.Method, e.Path)
+		}
 	}
 	for _, app := range []string{"app-a", "app-b"} {
 		if n := tokenRequests(fa, app); n != 1 {

@@ -74,7 +74,7 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 		b.Fatal(err)
 	}
 	args := append([]string{
-		"--watch-namespaces", ns,
+		"--watch-namespaces", ns, "--default-credential-namespaces", ns,
 		"--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--sync-period", "1h", "--poll-interval", "200ms", "--workers-per-kind", "16",
