@@ -28,7 +28,8 @@ import (
 //   - a GET of a resource is answered with the recorded GETs of the
 //     current state, in order, the last one repeated; when the recording
 //     has none in that state, with the nearest recorded GET of the same
-//     existence (present: a 200; absent: a 404);
+//     existence (present: a 200; absent: a 404); before the resource's
+//     first write, with a derived 404 when it has no absent GET;
 //   - a GET of an operation URL (an Azure-AsyncOperation or Location an
 //     answer named) is answered with the recorded polls of that URL, in
 //     order, the last one repeated. When the recorded client polled the
@@ -250,6 +251,9 @@ func (p *Playback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i, derived := p.choose(r.Method, r.URL.Path)
 	req := PlaybackRequest{Method: r.Method, Path: r.URL.Path, Interaction: i, Derived: derived != 0}
 	switch {
+	case i < 0 && derived == http.StatusNotFound:
+		req.Status = derived
+		armError(w, req.Status, "ResourceNotFound", fmt.Sprintf("The Resource at %s was not found (derived: not yet created in the recording).", r.URL.Path), "")
 	case i < 0:
 		req.Status = http.StatusBadRequest
 		armError(w, req.Status, "NoRecordedAnswer", fmt.Sprintf("The recording has no answer for %s %s in the resource's state.", r.Method, r.URL.Path), "")
@@ -295,6 +299,12 @@ func (p *Playback) choose(method, path string) (int, int) {
 			if w.Request.Method != http.MethodDelete && (w.Response.Code == http.StatusOK || w.Response.Code == http.StatusCreated) && strings.TrimSpace(w.Response.Body) != "" {
 				return res.writes[res.last], http.StatusOK
 			}
+		}
+		if res.last < 0 && res.state == 0 {
+			// Read before its first write (the reconciler's check that
+			// nothing is there before a create), in a recording that never
+			// read it absent: ARM's answer is a 404.
+			return -1, http.StatusNotFound
 		}
 		return -1, 0
 	case http.MethodPut, http.MethodPatch:

@@ -97,6 +97,9 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		// ARM refused this very write: it would refuse it again.
 		return r.fail(ctx, st, prev.(refusal).err)
 	}
+	if over, res, err := r.overBudget(ctx, st, w.Verb, id); over {
+		return res, err
+	}
 	if w.Create {
 		if done, res, err := r.claim(ctx, st, id); done {
 			return res, err
@@ -111,6 +114,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		return result, ferr
 	}
 	r.refusals.Delete(st.obj.GetUID())
+	r.budget.add(st.obj.GetUID(), st.obj.GetGeneration())
 	r.wroteNow(st)
 	if !res.Done() {
 		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, applied)
@@ -182,6 +186,9 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	observeARM("POLL", err)
 	if arm.IsForeignHost(err) {
 		return r.discardOperation(ctx, st, err.Error())
+	}
+	if arm.IsNotFound(err) && op.Verb != http.MethodDelete {
+		return r.lostOperation(ctx, st, id, op, err)
 	}
 	if err != nil {
 		err = step(stepPoll+" ("+op.Verb+" "+id+")", err)

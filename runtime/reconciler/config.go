@@ -70,6 +70,11 @@ type Config struct {
 	// refused (an operation is re-observed by GET; a resource created by
 	// it without a recorded write is AzureResourceExists).
 	StateKey []byte
+	// MaxWritesPerGeneration is how many writes to ARM one generation of
+	// an object may make without the object becoming Ready; past it the
+	// object is Ready=False, reason WriteLoop, ActionRequired, and nothing
+	// more is sent until the spec changes. Defaults to 5.
+	MaxWritesPerGeneration int
 }
 
 // Backoff is a wait that doubles with each consecutive failure.
@@ -124,6 +129,9 @@ func (c Config) Default() Config {
 	c.NameTakenBackoff = c.NameTakenBackoff.orDefault(5*time.Minute, time.Hour)
 	if c.ReadAfterWrite <= 0 {
 		c.ReadAfterWrite = time.Minute
+	}
+	if c.MaxWritesPerGeneration <= 0 {
+		c.MaxWritesPerGeneration = 5
 	}
 	return c
 }

@@ -74,6 +74,10 @@ type Reconciler struct {
 	refusals sync.Map
 	// failures counts consecutive retried errors per object (backoff).
 	failures *failures
+	// budget counts the writes of each object's generation that did not
+	// settle it (Config.MaxWritesPerGeneration). The reconcilers of a
+	// kind's versions share it.
+	budget *writeBudget
 	// lastWrite holds, per object UID, when ARM last accepted a write of
 	// it (time.Time): a 404 soon after is read-after-write lag.
 	lastWrite sync.Map
@@ -94,7 +98,7 @@ type Reconciler struct {
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, budget: &writeBudget{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
 	r.seal = newSealer(r.Config.StateKey)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
@@ -189,6 +193,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		return r.fail(ctx, st, step(stepOwner, err))
 	}
 	st.id = id
+	if waiting != "" && r.Desc.Scope == descriptor.ScopeExtension {
+		if cycle := r.ownerCycle(ctx, st); cycle != "" {
+			return r.fail(ctx, st, terminal(ReasonOwnerCycle, "spec.owner comes back to this object: "+cycle+"; nothing can be created until the cycle is broken"))
+		}
+	}
 	if waiting != "" {
 		// An owner that exists and is on its way needs no status write for a
 		// fresh object: the owner's watch requeues it. A missing owner, or a
@@ -404,8 +413,13 @@ func (r *Reconciler) ownWrite(obj *unstructured.Unstructured) (behind, known boo
 // not end on a retried error, and its last write once it is gone.
 func (r *Reconciler) settle(st *state) {
 	uid := st.obj.GetUID()
-	if !st.failed {
+	if st.settledNow() {
+		// Only Ready ends a run of failures or of writes: an accepted write
+		// that did not settle the object keeps the backoff growing.
 		r.failures.reset(uid)
+		if !st.wrote {
+			r.budget.reset(uid)
+		}
 	}
 	if !st.obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(st.obj, Finalizer) {
 		r.lastWrite.Delete(uid)
@@ -419,6 +433,8 @@ func (r *Reconciler) remember(st *state) {
 	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		r.written.Delete(obj.GetUID())
 		r.refusals.Delete(obj.GetUID())
+		r.budget.reset(obj.GetUID())
+		r.failures.reset(obj.GetUID())
 		return
 	}
 	if rv := obj.GetResourceVersion(); rv != st.readVersion {

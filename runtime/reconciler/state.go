@@ -211,6 +211,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, st *state) error {
 		maps.Copy(status, ops)
 	}
 	st.obj.Object["status"] = status
+	ctx, cancel := statusContext(ctx)
+	defer cancel()
 	if err := r.Client.Status().Patch(ctx, st.obj, patch); err != nil {
 		return err
 	}

@@ -401,3 +401,69 @@ func TestInvalidNamesNotSent(t *testing.T) {
 		})
 	}
 }
+
+// TestLostOperationIsReadNotRewritten: a poll answered 404 is followed by
+// a GET; a resource that is there counts as written (no PUT); one that is
+// not is retried after a backoff, and the writes of a generation that never
+// settle stop at Config.MaxWritesPerGeneration with WriteLoop.
+func TestLostOperationIsReadNotRewritten(t *testing.T) {
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g8"
+	notFound := &arm.Error{Status: http.StatusNotFound, Code: "NotFound"}
+	t.Run("ResourceThere", func(t *testing.T) {
+		a := &scriptARM{poll: func(string) (*arm.Result, error) { return nil, notFound }}
+		obj := gadgetObject("g8")
+		r, c, rec := gadgetReconciler(t, a, obj)
+		a.put = func(string) (*arm.Result, error) { return &arm.Result{Status: http.StatusCreated, Token: "op-1"}, nil }
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+		a.get = func(id string) (*arm.Result, error) {
+			return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id, "location": "westeurope"}}, nil
+		}
+		a.calls = nil
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+		if w := a.writes(); len(w) != 1 || !strings.HasPrefix(w[0], "POLL") {
+			t.Errorf("after a lost operation, writes %v: want the poll only", w)
+		}
+		u := current(t, c, r, obj)
+		if u.GetAnnotations()[AnnotationLastApplied] == "" || u.GetAnnotations()[AnnotationOperation] != "" {
+			t.Errorf("annotations %v: want the operation's body recorded as applied", u.GetAnnotations())
+		}
+		if ev := drain(rec); !strings.Contains(ev, EventOperationLost) {
+			t.Errorf("events %q", ev)
+		}
+	})
+	t.Run("ResourceGone", func(t *testing.T) {
+		a := &scriptARM{poll: func(string) (*arm.Result, error) { return nil, notFound }}
+		obj := gadgetObject("g9")
+		r, c, _ := gadgetReconciler(t, a, obj)
+		r.Config.MaxWritesPerGeneration = 3
+		a.put = func(string) (*arm.Result, error) { return &arm.Result{Status: http.StatusCreated, Token: "op"}, nil }
+		var results []reconcile.Result
+		for range 10 {
+			res, _ := reconcileOnce(t, r, obj)
+			results = append(results, res)
+		}
+		puts := 0
+		for _, w := range a.writes() {
+			if strings.HasPrefix(w, "PUT") {
+				puts++
+			}
+		}
+		if puts != 3 {
+			t.Errorf("%d PUTs in 10 reconciles of one generation, want 3 (the limit)", puts)
+		}
+		for i, res := range results[:6] {
+			if res.Requeue && res.RequeueAfter == 0 && i%2 == 1 {
+				t.Errorf("reconcile %d after a lost operation requeues at once: %+v", i, res)
+			}
+		}
+		u := current(t, c, r, obj)
+		if got := readyReason(u); got != ReasonWriteLoop {
+			t.Errorf("Ready reason %q, want %s", got, ReasonWriteLoop)
+		}
+		_ = id
+	})
+}
