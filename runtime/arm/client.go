@@ -146,8 +146,14 @@ func (t tokenSource) GetToken(ctx context.Context, o policy.TokenRequestOptions)
 
 // Options configure NewClient.
 type Options struct {
-	// Endpoint is the ARM endpoint. Defaults to Azure public cloud.
+	// Endpoint is the ARM endpoint. Defaults to Cloud's.
 	Endpoint string
+	// Cloud is the Azure cloud: its ARM endpoint (unless Endpoint is set)
+	// and the audience tokens are asked for (scope "<audience>/.default").
+	// Defaults to Azure public cloud (cloud.AzurePublic); LookupCloud gives
+	// the others. A custom cloud sets Services[cloud.ResourceManager]'s
+	// Audience (and Endpoint, or Options.Endpoint).
+	Cloud cloud.Configuration
 	// CAFile, when set, is a PEM file of certificates to trust (the
 	// emulator's self-signed certificate).
 	CAFile string
@@ -187,14 +193,13 @@ func NewClient(opts Options) (Client, error) {
 	if opts.Credential == nil {
 		return nil, errors.New("arm: a credential is required")
 	}
-	conf := cloud.AzurePublic
-	endpoint := conf.Services[cloud.ResourceManager].Endpoint
-	if opts.Endpoint != "" {
-		endpoint = strings.TrimSuffix(opts.Endpoint, "/")
-		conf = cloud.Configuration{Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
-			cloud.ResourceManager: {Endpoint: endpoint, Audience: "https://management.azure.com"},
-		}}
+	// The endpoint is the cloud's unless Endpoint says otherwise; tokens
+	// are always asked for the cloud's audience (<audience>/.default).
+	conf, err := resourceManager(opts)
+	if err != nil {
+		return nil, err
 	}
+	endpoint := conf.Services[cloud.ResourceManager].Endpoint
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 3
 	}

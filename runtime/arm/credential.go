@@ -20,12 +20,22 @@ type ServicePrincipal struct {
 	// FederatedTokenFile is the path of a token file, read at every token
 	// request (the kubelet rotates it).
 	FederatedTokenFile string
+	// Cloud names the Azure cloud the principal belongs to (LookupCloud:
+	// AzurePublic, AzureUSGovernment, AzureChina), from a credential
+	// Secret's optional key "cloud". Empty: the operator's cloud. Credential
+	// does not read it: the caller picks the AuthOptions and the client's
+	// Options.Cloud for it (operator Config.SecretClients).
+	Cloud string
 }
 
 // AuthOptions say where Azure AD is and how to reach it.
 type AuthOptions struct {
-	// AuthorityHost is Azure AD's endpoint, e.g. the emulator's URL.
-	// Defaults to Azure public cloud's (https://login.microsoftonline.com/).
+	// Cloud is the Azure cloud whose Azure AD issues the tokens
+	// (its ActiveDirectoryAuthorityHost). Defaults to Azure public cloud.
+	Cloud cloud.Configuration
+	// AuthorityHost is Azure AD's endpoint, e.g. the emulator's URL, in
+	// place of Cloud's. Defaults to Cloud's authority host
+	// (https://login.microsoftonline.com/ for Azure public cloud).
 	AuthorityHost string
 	// DisableInstanceDiscovery skips Azure AD's instance metadata request,
 	// for private clouds and the emulator. Defaults to false.
@@ -41,8 +51,8 @@ func (sp ServicePrincipal) Credential(o AuthOptions) (azcore.TokenCredential, er
 		return nil, errors.New("arm: a service principal needs a tenant id and a client id")
 	}
 	co := azcore.ClientOptions{Transport: o.Transport}
-	if o.AuthorityHost != "" {
-		co.Cloud = cloud.Configuration{ActiveDirectoryAuthorityHost: o.AuthorityHost}
+	if host := o.authorityHost(); host != "" {
+		co.Cloud = cloud.Configuration{ActiveDirectoryAuthorityHost: host}
 	}
 	switch {
 	case sp.ClientSecret != "" && sp.FederatedTokenFile != "":
@@ -58,4 +68,13 @@ func (sp ServicePrincipal) Credential(o AuthOptions) (azcore.TokenCredential, er
 		})
 	}
 	return nil, errors.New("arm: a service principal needs a client secret or a federated token file")
+}
+
+// authorityHost is Azure AD's endpoint: AuthorityHost, else Cloud's; empty
+// means azidentity's default (Azure public cloud).
+func (o AuthOptions) authorityHost() string {
+	if o.AuthorityHost != "" {
+		return o.AuthorityHost
+	}
+	return o.Cloud.ActiveDirectoryAuthorityHost
 }
