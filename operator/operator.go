@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,21 +49,37 @@ import (
 type Config struct {
 	// Reconciler holds sync period, workers, subscription and poll interval.
 	Reconciler reconciler.Config
-	// ARMEndpoint is the ARM endpoint. Empty means Azure public cloud with
-	// azidentity's DefaultAzureCredential (environment, workload identity,
-	// managed identity, Azure CLI). Env ARMATURE_ARM_ENDPOINT.
+	// Cloud is the Azure cloud: AzurePublic, AzureUSGovernment or
+	// AzureChina (arm.LookupCloud, which also takes the Azure CLI's names);
+	// it gives the ARM endpoint, the token audience and the Azure AD
+	// authority host of the operator's own credential and of credential
+	// Secrets that name no cloud. A custom cloud (Azure Stack Hub) is
+	// ARMEndpoint, ARMAudience and AuthorityHost over it. Default
+	// AzurePublic. Env ARMATURE_CLOUD, else AZURE_CLOUD.
+	Cloud string
+	// ARMEndpoint is the ARM endpoint in place of Cloud's. Alone (no Cloud,
+	// no ARMAudience) it is an emulator's: the operator's own credential is
+	// then ARMToken. Default Cloud's, with azidentity's
+	// DefaultAzureCredential (environment, workload identity, managed
+	// identity, Azure CLI). Env ARMATURE_ARM_ENDPOINT.
 	ARMEndpoint string
+	// ARMAudience is the audience ARM tokens are asked for (scope
+	// "<audience>/.default") in place of Cloud's, for a custom cloud.
+	// Default Cloud's (https://management.core.windows.net/ for
+	// AzurePublic). Env ARMATURE_ARM_AUDIENCE.
+	ARMAudience string
 	// ARMCAFile is a PEM file to trust for ARMEndpoint (the emulator's
 	// certificate). Env ARMATURE_ARM_CA_FILE.
 	ARMCAFile string
-	// ARMToken is the bearer token sent to ARMEndpoint when it is set
-	// (any token suits the emulator). Env ARMATURE_ARM_TOKEN; default "armature".
+	// ARMToken is the bearer token sent to an emulator's ARMEndpoint (any
+	// token suits the emulator). Env ARMATURE_ARM_TOKEN; default "armature".
 	ARMToken string
-	// AuthorityHost is the Azure AD endpoint credential Secrets
-	// (namespace armature-credential Secrets and the armature.dev/credential
-	// annotation) authenticate with; a custom one also turns off Azure AD
-	// instance discovery. Default Azure public cloud's, or ARMEndpoint when
-	// that is set (the emulator serves a token endpoint). Env
+	// AuthorityHost is the Azure AD endpoint the operator's credential and
+	// credential Secrets (namespace armature-credential Secrets and the
+	// armature.dev/credential annotation) that name no other cloud
+	// authenticate with, in place of Cloud's; one no known cloud has also
+	// turns off Azure AD instance discovery. Default Cloud's, or an
+	// emulator's ARMEndpoint (the emulator serves a token endpoint). Env
 	// AZURE_AUTHORITY_HOST.
 	AuthorityHost string
 	// FederatedTokenDir is the folder a credential Secret's
@@ -155,12 +169,14 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Reconciler.WorkersPerKind, "workers-per-kind", c.Reconciler.WorkersPerKind, "concurrent reconciles per kind")
 	fs.DurationVar(&c.Reconciler.PollInterval, "poll-interval", c.Reconciler.PollInterval, "wait between polls of an operation when ARM gives no Retry-After")
 	fs.StringVar(&c.Reconciler.SubscriptionID, "subscription-id", env("AZURE_SUBSCRIPTION_ID", ""), "subscription of resource groups (env AZURE_SUBSCRIPTION_ID)")
-	fs.StringVar(&c.ARMEndpoint, "arm-endpoint", env("ARMATURE_ARM_ENDPOINT", ""), "ARM endpoint, e.g. the emulator's (env ARMATURE_ARM_ENDPOINT; default: Azure with DefaultAzureCredential)")
+	fs.StringVar(&c.Cloud, "cloud", env("ARMATURE_CLOUD", env("AZURE_CLOUD", "")), "Azure cloud: AzurePublic, AzureUSGovernment or AzureChina; sets the ARM endpoint, token audience and Azure AD (env ARMATURE_CLOUD, AZURE_CLOUD; default AzurePublic)")
+	fs.StringVar(&c.ARMEndpoint, "arm-endpoint", env("ARMATURE_ARM_ENDPOINT", ""), "ARM endpoint instead of the cloud's; alone (no --cloud, no --arm-audience) the emulator's, with --arm-token (env ARMATURE_ARM_ENDPOINT; default: the cloud's, with DefaultAzureCredential)")
+	fs.StringVar(&c.ARMAudience, "arm-audience", env("ARMATURE_ARM_AUDIENCE", ""), "audience of ARM tokens instead of the cloud's, for a custom cloud with --arm-endpoint and --authority-host (env ARMATURE_ARM_AUDIENCE)")
 	fs.StringVar(&c.ARMCAFile, "arm-ca-file", env("ARMATURE_ARM_CA_FILE", ""), "PEM certificate to trust for --arm-endpoint (env ARMATURE_ARM_CA_FILE)")
-	fs.StringVar(&c.AuthorityHost, "authority-host", env("AZURE_AUTHORITY_HOST", ""), "Azure AD endpoint of credential Secrets (env AZURE_AUTHORITY_HOST; default Azure public cloud, or --arm-endpoint when set)")
+	fs.StringVar(&c.AuthorityHost, "authority-host", env("AZURE_AUTHORITY_HOST", ""), "Azure AD endpoint instead of the cloud's, of the operator's credential and of credential Secrets (env AZURE_AUTHORITY_HOST; default the cloud's, or the emulator's --arm-endpoint)")
 	fs.StringVar(&c.FederatedTokenDir, "federated-token-dir", env("ARMATURE_FEDERATED_TOKEN_DIR", defaultFederatedTokenDir), "folder a credential Secret's federatedTokenFile must lie in (env ARMATURE_FEDERATED_TOKEN_DIR)")
 	fs.BoolVar(&c.Reconciler.RegisterProviders, "register-providers", env("ARMATURE_REGISTER_PROVIDERS", "") == "true", "register the subscription with a resource provider when ARM answers MissingSubscriptionRegistration, as the portal does (env ARMATURE_REGISTER_PROVIDERS=true)")
-	fs.StringVar(&c.ARMToken, "arm-token", env("ARMATURE_ARM_TOKEN", "armature"), "bearer token for --arm-endpoint (env ARMATURE_ARM_TOKEN)")
+	fs.StringVar(&c.ARMToken, "arm-token", env("ARMATURE_ARM_TOKEN", "armature"), "bearer token for an emulator's --arm-endpoint (env ARMATURE_ARM_TOKEN)")
 	fs.Func("watch-namespaces", "comma-separated namespaces to watch (env ARMATURE_WATCH_NAMESPACES; default all)", func(s string) error {
 		c.WatchNamespaces = splitList(s)
 		return nil
@@ -229,42 +245,6 @@ func (c *Config) Selected(all []*descriptor.Descriptor) ([]*descriptor.Descripto
 		}
 	}
 	return out, nil
-}
-
-// Credential returns the ARM credential the config asks for.
-func (c *Config) Credential() (azcore.TokenCredential, error) {
-	if c.ARMEndpoint != "" {
-		return arm.StaticToken(c.ARMToken), nil
-	}
-	return azidentity.NewDefaultAzureCredential(nil)
-}
-
-const defaultFederatedTokenDir = "/var/run/secrets/azure/tokens"
-
-// SecretClients builds the ARM client of a credential Secret's service
-// principal: azidentity against AuthorityHost (else ARMEndpoint, else
-// Azure public cloud), ARM at ARMEndpoint, over transport (nil: azcore's).
-func (c *Config) SecretClients(transport policy.Transporter) reconciler.NewClientFunc {
-	return func(sp arm.ServicePrincipal) (arm.Client, error) {
-		if f := sp.FederatedTokenFile; f != "" {
-			dir := c.FederatedTokenDir
-			if dir == "" {
-				dir = defaultFederatedTokenDir
-			}
-			if rel, err := filepath.Rel(dir, filepath.Clean(f)); err != nil || !filepath.IsLocal(rel) || rel == "." {
-				return nil, fmt.Errorf("federatedTokenFile %q is not in %s (the operator's --federated-token-dir)", f, dir)
-			}
-		}
-		host := c.AuthorityHost
-		if host == "" {
-			host = c.ARMEndpoint
-		}
-		cred, err := sp.Credential(arm.AuthOptions{AuthorityHost: host, DisableInstanceDiscovery: host != "", Transport: transport})
-		if err != nil {
-			return nil, err
-		}
-		return arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
-	}
 }
 
 // Main is the whole of an operator command: flags (BindFlags and the
@@ -410,7 +390,11 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 			return err
 		}
 	}
-	armClient, err := arm.NewClient(arm.Options{Endpoint: c.ARMEndpoint, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
+	conf, err := c.CloudConfiguration()
+	if err != nil {
+		return err
+	}
+	armClient, err := arm.NewClient(arm.Options{Cloud: conf, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
 	if err != nil {
 		return err
 	}
@@ -459,7 +443,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 			return err
 		}
 	}
-	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(c.ARMEndpoint), "namespaces", c.WatchNamespaces)
+	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(conf, c.emulator()), "namespaces", c.WatchNamespaces)
 	return mgr.Start(ctx)
 }
 
@@ -543,11 +527,12 @@ func parseVersions(s string) (map[string]string, error) {
 	return out, nil
 }
 
-func endpointLabel(e string) string {
-	if e == "" {
-		return "Azure (DefaultAzureCredential)"
+func endpointLabel(conf cloud.Configuration, emulator bool) string {
+	e := conf.Services[cloud.ResourceManager].Endpoint
+	if emulator {
+		return e + " (emulator)"
 	}
-	return e
+	return e + " (DefaultAzureCredential)"
 }
 
 // setupActions runs Actions (runtime/action) on the installed kinds when

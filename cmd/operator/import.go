@@ -64,7 +64,11 @@ func importGroup(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := arm.NewClient(arm.Options{Endpoint: cfg.ARMEndpoint, CAFile: cfg.ARMCAFile, Credential: cred})
+	conf, err := cfg.CloudConfiguration()
+	if err != nil {
+		return err
+	}
+	c, err := arm.NewClient(arm.Options{Cloud: conf, CAFile: cfg.ARMCAFile, Credential: cred})
 	if err != nil {
 		return err
 	}

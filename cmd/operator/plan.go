@@ -61,7 +61,11 @@ func plan(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := arm.NewClient(arm.Options{Endpoint: cfg.ARMEndpoint, CAFile: cfg.ARMCAFile, Credential: cred})
+	conf, err := cfg.CloudConfiguration()
+	if err != nil {
+		return err
+	}
+	c, err := arm.NewClient(arm.Options{Cloud: conf, CAFile: cfg.ARMCAFile, Credential: cred})
 	if err != nil {
 		return err
 	}
