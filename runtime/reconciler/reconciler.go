@@ -248,7 +248,8 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 const ReasonInvalidName = "InvalidName"
 
 // checkNames checks the names an ARM id is built from: spec.azureName (or
-// the name it defaults to), spec.owner.armId and spec.resourceID.
+// the name it defaults to) is one segment, spec.owner.armId and
+// spec.resourceID are ids (descriptor.CheckSegment, CheckID).
 func checkNames(d *descriptor.Descriptor, obj *unstructured.Unstructured) error {
 	s := spec(obj)
 	if rid, _ := s["resourceID"].(string); rid != "" {
@@ -264,7 +265,10 @@ func checkNames(d *descriptor.Descriptor, obj *unstructured.Unstructured) error 
 			}
 		}
 	}
-	if err := d.CheckName(azureName(obj, d)); err != nil {
+	// Only what would make the id name another resource: the swagger's
+	// pattern and lengths are admission's (an object Azure accepted before
+	// a stricter pattern came must keep working).
+	if err := descriptor.CheckSegment(azureName(obj, d)); err != nil {
 		return terminal(ReasonInvalidName, "spec.azureName: "+err.Error())
 	}
 	return nil
