@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
@@ -94,8 +93,20 @@ type Config struct {
 	// Kinds is a comma-separated list of path.Match patterns over
 	// "<group>/<Kind>" selecting the kinds to run (all installed when empty).
 	Kinds string
-	// MetricsAddr serves Prometheus metrics. Default ":8080"; "0" disables.
+	// MetricsAddr serves Prometheus metrics. Default ":8443" (BindFlags;
+	// controller-runtime's ":8080" when empty); "0" disables.
 	MetricsAddr string
+	// InsecureMetrics serves metrics over plain HTTP to anyone who can
+	// reach the port, for local use. Default false: HTTPS (webhook.HardenTLS)
+	// to callers whose bearer token the apiserver authenticates and
+	// authorizes for get on /metrics (ClusterRole armature-metrics-reader;
+	// webhook.SecureMetrics). Flag --metrics-secure=false, env
+	// ARMATURE_METRICS_SECURE=false.
+	InsecureMetrics bool
+	// MetricsCertDir holds tls.crt and tls.key of the metrics endpoint.
+	// Default "": a self-signed certificate made at start. Env
+	// ARMATURE_METRICS_CERT_DIR.
+	MetricsCertDir string
 	// ProbeAddr serves /healthz and /readyz. Default ":8081".
 	ProbeAddr string
 	// PprofAddr serves Go's /debug/pprof (memory and CPU profiles).
@@ -199,7 +210,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 		c.Reconciler.PreferredVersions = m
 	}
 	fs.StringVar(&c.Kinds, "kinds", env("ARMATURE_KINDS", ""), "comma-separated patterns over group/Kind to run, e.g. 'storage.*/*,resources.*/ResourceGroup' (default: every installed kind)")
-	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8080", "metrics address; 0 disables")
+	fs.StringVar(&c.MetricsAddr, "metrics-bind-address", ":8443", "metrics address; 0 disables")
+	c.InsecureMetrics = env("ARMATURE_METRICS_SECURE", "true") == "false"
+	fs.Var(invertedBool{&c.InsecureMetrics}, "metrics-secure", "serve metrics over HTTPS to authenticated and authorized callers only (get on /metrics); false: plain HTTP to anyone, for local use (env ARMATURE_METRICS_SECURE)")
+	fs.StringVar(&c.MetricsCertDir, "metrics-cert-dir", env("ARMATURE_METRICS_CERT_DIR", ""), "folder holding tls.crt and tls.key of the metrics endpoint (env ARMATURE_METRICS_CERT_DIR; default: self-signed at start)")
 	fs.StringVar(&c.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
 	fs.StringVar(&c.PprofAddr, "pprof-bind-address", "", "address serving /debug/pprof (default off)")
 	fs.BoolVar(&c.LeaderElection, "leader-elect", false, "elect a leader among replicas")
@@ -303,7 +317,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	}
 	mopts := ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: c.MetricsAddr},
+		Metrics:                c.metricsOptions(),
 		HealthProbeBindAddress: c.ProbeAddr,
 		PprofBindAddress:       c.PprofAddr,
 		MapperProvider:         NewRESTMapper,
@@ -335,7 +349,7 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	}
 	var certMgr *certs.Manager
 	if c.Webhook {
-		wo := ctrlwebhook.Options{Port: c.WebhookPort, CertDir: c.CertDir}
+		wo := webhookOptions(c)
 		if c.WebhookCerts.SecretName != "" {
 			if c.CertDir != "" {
 				return errors.New("--cert-dir and --webhook-cert-secret exclude each other")

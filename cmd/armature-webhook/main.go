@@ -4,16 +4,25 @@
 //
 //	armature-webhook [--port 9443] [--cert-dir DIR | --self-signed --dns-name NAME,...]
 //	                 [--kinds Kind,group/Kind,...] [--install-configurations [--url URL]]
+//	                 [--metrics-addr :8443 [--metrics-secure=false] [--metrics-cert-dir DIR]]
 //
 // In a cluster, mount cert-manager's certificate at --cert-dir. Locally,
 // --self-signed writes a fresh CA and serving certificate into --cert-dir
 // (a temporary folder when unset) and patches the CA into the webhook
 // configurations; with --install-configurations it creates or replaces
 // them first, for exactly the served kinds.
+//
+// The webhook serves TLS 1.2 and later only, TLS 1.2 with ECDHE and AEAD
+// suites only (webhook.HardenTLS). Metrics are off by default; with
+// --metrics-addr they are served over HTTPS to callers the apiserver
+// authenticates and authorizes for get on /metrics (webhook.SecureMetrics:
+// the ServiceAccount needs create on tokenreviews and
+// subjectaccessreviews), or with --metrics-secure=false over plain HTTP.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,9 +52,11 @@ type options struct {
 	host, certDir, kinds, dnsNames, url string
 	serviceNamespace, serviceName       string
 	metricsAddr, healthAddr             string
+	metricsCertDir                      string
 	port                                int
 	servicePort                         int
 	selfSigned, installConfigurations   bool
+	metricsSecure                       bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -64,6 +75,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.serviceName, "service-name", webhook.DefaultServiceName, "with --install-configurations: name of the webhook Service")
 	fs.IntVar(&o.servicePort, "service-port", webhook.DefaultServicePort, "with --install-configurations: port of the webhook Service")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "0", `metrics address ("0" disables)`)
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers the apiserver authenticates and authorizes for get on /metrics (the ServiceAccount needs create on tokenreviews and subjectaccessreviews); false: plain HTTP to anyone, for local use")
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", "folder holding tls.crt and tls.key of the metrics endpoint (default: self-signed at start)")
 	fs.StringVar(&o.healthAddr, "health-addr", ":8081", `health probe address, /readyz is ready once the webhook serves ("0" disables)`)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -153,9 +166,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                o.metricsOptions(),
 		HealthProbeBindAddress: o.healthAddr,
-		WebhookServer:          ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.host, Port: o.port, CertDir: o.certDir}),
+		WebhookServer:          ctrlwebhook.NewServer(o.webhookOptions()),
 	})
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -182,6 +195,23 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	return mgr.Start(ctx)
+}
+
+// webhookOptions are the webhook server's: address, certificate folder
+// and the project's TLS floor (webhook.HardenTLS).
+func (o *options) webhookOptions() ctrlwebhook.Options {
+	return ctrlwebhook.Options{Host: o.host, Port: o.port, CertDir: o.certDir, TLSOpts: []func(*tls.Config){webhook.HardenTLS}}
+}
+
+// metricsOptions are the metrics server's: HTTPS with authentication and
+// authorization (webhook.SecureMetrics) unless --metrics-secure=false.
+func (o *options) metricsOptions() metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.metricsAddr}
+	if o.metricsSecure {
+		webhook.SecureMetrics(&m)
+		m.CertDir = o.metricsCertDir
+	}
+	return m
 }
 
 // selfSign writes a self-signed certificate into o.certDir (a new temporary

@@ -60,6 +60,19 @@ func TestParseFlags(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}
+	if m := o.metricsOptions(); !m.SecureServing || m.FilterProvider == nil || len(m.TLSOpts) == 0 {
+		t.Errorf("metrics are secure by default: %+v", m)
+	}
+	if w := o.webhookOptions(); len(w.TLSOpts) == 0 {
+		t.Error("the webhook server has no TLS floor")
+	}
+	insecure, err := parseFlags([]string{"--metrics-addr", ":8080", "--metrics-secure=false"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := insecure.metricsOptions(); m.SecureServing || m.FilterProvider != nil || m.BindAddress != ":8080" {
+		t.Errorf("--metrics-secure=false: %+v", m)
+	}
 	if _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
 		t.Error("parseFlags with an argument: want an error")
 	}

@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/armature-dev/armature/webhook"
 )
 
 // ReadyzName is the name of the readiness check SetupWithManager adds.
@@ -72,8 +74,12 @@ func (m *Manager) Namespace() string { return m.opts.Namespace }
 
 // ConfigureTLS makes a webhook server serve the certificate from the
 // Secret (controller-runtime webhook.Options.TLSOpts): the server then
-// reads no certificate files.
-func (m *Manager) ConfigureTLS(c *tls.Config) { c.GetCertificate = m.GetCertificate }
+// reads no certificate files. It also sets the project's TLS floor
+// (webhook.HardenTLS).
+func (m *Manager) ConfigureTLS(c *tls.Config) {
+	webhook.HardenTLS(c)
+	c.GetCertificate = m.GetCertificate
+}
 
 // GetCertificate returns the certificate read from the Secret last.
 func (m *Manager) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
