@@ -100,8 +100,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if over, res, err := r.overBudget(ctx, st, w.Verb, id); over {
 		return res, err
 	}
+	var intent *operation
 	if w.Create {
-		if done, res, err := r.claim(ctx, st, id); done {
+		var done bool
+		var res reconcile.Result
+		if done, intent, res, err = r.claim(ctx, st, id, w.Verb, applied); done {
 			return res, err
 		}
 	}
@@ -119,7 +122,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if !res.Done() {
 		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, applied)
 	}
-	if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
+	if intent != nil && intent.Applied == applied {
+		// The create recorded before the PUT is done: status says so
+		// (lastOperation), and its body counts as the last applied.
+		st.lastOp = opHash(intent)
+	} else if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	r.event(st, corev1.EventTypeNormal, verbReason(w.Verb, w.Create), fmt.Sprintf("%s %s", w.Verb, id))

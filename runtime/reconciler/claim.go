@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -73,18 +74,22 @@ func (r *Reconciler) claimant(ctx context.Context, st *state, id string) (string
 	return "", nil
 }
 
-// claim runs before the first create of the resource id. done is true
-// when the reconcile ends here (the condition is written).
-func (r *Reconciler) claim(ctx context.Context, st *state, id string) (done bool, res reconcile.Result, err error) {
+// claim runs before the first create of the resource id with the body
+// applied (secrets hashed). done is true when the reconcile ends here (the
+// condition is written). intent is the create recorded on the object with
+// the claim (nil when the object claimed id before): a synchronous create
+// then needs no metadata write of its own (its end goes to
+// status.lastOperation).
+func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied string) (done bool, intent *operation, res reconcile.Result, err error) {
 	if rec, _ := st.seal.armID(st.obj); rec != "" && strings.EqualFold(rec, id) {
-		return false, res, nil // claimed before: the resource, if there, is this object's
+		return false, nil, res, nil // claimed before: the resource, if there, is this object's
 	}
 	if other, err := r.claimant(ctx, st, id); err != nil || other != "" {
 		if err != nil {
-			return true, res, step(stepClaim, err)
+			return true, nil, res, step(stepClaim, err)
 		}
 		res, err = r.claimRefused(ctx, st, ReasonClaimedByAnotherObject, fmt.Sprintf("%s %s manages %s: nothing is written for this object. Delete one of the two, or give this one another azureName", r.Desc.Kind, other, id))
-		return true, res, err
+		return true, nil, res, err
 	}
 	if r.Desc.Singleton == "" {
 		// A singleton exists with its parent: there is nothing to take over.
@@ -92,18 +97,20 @@ func (r *Reconciler) claim(ctx context.Context, st *state, id string) (done bool
 		switch {
 		case err == nil:
 			res, err = r.claimRefused(ctx, st, ReasonAzureResourceExists, fmt.Sprintf("%s exists in Azure and this object did not create it: nothing is written. To manage it with this object, set spec.resourceID: %s (adoption; the reconcile policy then applies to it, deletion included); or give the object another azureName", id, id))
-			return true, res, err
+			return true, nil, res, err
 		case !arm.IsNotFound(err):
 			res, err = r.fail(ctx, st, step(stepClaim, err))
-			return true, res, err
+			return true, nil, res, err
 		}
 	}
 	base := st.obj.DeepCopy()
 	r.seal.setARMID(st.obj, id)
+	intent = &operation{Verb: verb, ID: id, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339Nano), Create: true}
+	setAnnotation(st.obj, AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), *intent))
 	if err := r.patchMeta(ctx, st, base); err != nil {
-		return true, res, step(stepClaim, err)
+		return true, nil, res, step(stepClaim, err)
 	}
-	return false, res, nil
+	return false, intent, res, nil
 }
 
 // claimRefused shows a refused claim: Ready=False, ActionRequired=True,

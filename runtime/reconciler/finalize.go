@@ -27,7 +27,7 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	if st.forgedOperation() {
 		return r.discardOperation(ctx, st, "it is not a record this operator sealed to this object (edited, or copied from another object)")
 	}
-	if op := st.operation(); op != nil {
+	if op := st.operation(); op.polled() {
 		if op.Verb == http.MethodDelete {
 			return r.poll(ctx, st, op.ID, op)
 		}

@@ -47,10 +47,12 @@ var operatorFields = []string{"azureName", "owner", "resourceID"}
 // specPath is the root of field paths in messages.
 var specPath = field.NewPath("spec")
 
-// operation is the content of AnnotationOperation.
+// operation is the content of AnnotationOperation: an operation in flight
+// (with its resume token), or the intent of a create recorded before its
+// PUT (no token; see claim).
 type operation struct {
 	Verb  string `json:"verb"`
-	Token string `json:"token"`
+	Token string `json:"token,omitempty"`
 	// Applied is the last-applied value to record when the operation ends.
 	Applied string `json:"applied,omitempty"`
 	// Started is when the operation started (RFC 3339).

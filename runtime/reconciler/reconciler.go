@@ -216,7 +216,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if st.forgedOperation() {
 		return r.discardOperation(ctx, st, "it is not a record this operator sealed to this object (edited, or copied from another object)")
 	}
-	if op := st.operation(); op != nil && !st.opDone(op) {
+	if op := st.operation(); op.polled() && !st.opDone(op) {
 		return r.poll(ctx, st, id, op)
 	}
 	return r.apply(ctx, st, id)

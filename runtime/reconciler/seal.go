@@ -95,7 +95,7 @@ func parseOperation(raw string) *operation {
 		return nil
 	}
 	var op operation
-	if json.Unmarshal([]byte(raw), &op) != nil || op.Token == "" {
+	if json.Unmarshal([]byte(raw), &op) != nil || op.Verb == "" {
 		return nil
 	}
 	return &op

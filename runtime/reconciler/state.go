@@ -94,8 +94,19 @@ func (st *state) settled() bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gen
 }
 
-// opHash identifies an operation in status.lastOperation.
-func opHash(op *operation) string { return op.Verb + " " + hash(op.Token) }
+// opHash identifies an operation in status.lastOperation. An intent (a
+// create recorded before its PUT, no token) is identified by its body and
+// start.
+func opHash(op *operation) string {
+	if op.Token == "" {
+		return op.Verb + " " + hash(op.Applied+" "+op.Started)
+	}
+	return op.Verb + " " + hash(op.Token)
+}
+
+// polled reports an operation ARM is running (it has a resume token), as
+// opposed to an intent recorded before a create.
+func (op *operation) polled() bool { return op != nil && op.Token != "" }
 
 // opDone reports an operation the status records as finished.
 func (st *state) opDone(op *operation) bool {
@@ -127,7 +138,7 @@ func inFlight(obj *unstructured.Unstructured) bool {
 	st := state{obj: obj}
 	st.orig, _ = obj.Object["status"].(map[string]any)
 	op := st.operation()
-	return op != nil && !st.opDone(op)
+	return op.polled() && !st.opDone(op)
 }
 
 // operation is the operation in flight recorded on the object; nil when

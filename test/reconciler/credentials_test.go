@@ -240,7 +240,7 @@ func TestCredentialAnnotation(t *testing.T) {
 	ns, other := namespace(t), namespace(t)
 	credentialSecret(t, ns, "payments", "app-b", "secret-b", subB)
 	credentialSecret(t, other, reconciler.CredentialSecret, "app-c", "secret-c", subC)
-	reads := startCredentialOperator(t, fa, []string{ns}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}})
+	reads := startCredentialOperator(t, fa, []string{ns}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}}, ns)
 
 	annotated := func(name, credential string) *unstructured.Unstructured {
 		rg := resourceGroup(ns, name)

@@ -26,9 +26,12 @@ func TestOperatorRun(t *testing.T) {
 		ARMCAFile:       ca,
 		ARMToken:        "t",
 		WatchNamespaces: []string{ns},
-		Kinds:           "resources.*/*,storage.*/StorageAccount",
-		MetricsAddr:     "0",
-		ProbeAddr:       "0",
+		// The namespace has no credential Secret: opted in to the
+		// operator's own, as an administrator would.
+		DefaultCredentialNamespaces: []string{ns},
+		Kinds:                       "resources.*/*,storage.*/StorageAccount",
+		MetricsAddr:                 "0",
+		ProbeAddr:                   "0",
 		// Controllers register metrics by name process-wide: a second run
 		// in this process (go test -count=N) would clash.
 		SkipNameValidation: true,

@@ -39,6 +39,7 @@ func TestShards(t *testing.T) {
 				Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 50 * time.Millisecond},
 				ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "t", WatchNamespaces: []string{ns},
 				MetricsAddr: "0", ProbeAddr: "0", Shard: shard, SkipNameValidation: true,
+				DefaultCredentialNamespaces: []string{ns},
 			})
 		}()
 		t.Cleanup(func() { cancel(); <-done })
