@@ -272,6 +272,9 @@ func (o observe) Do(req *policy.Request) (*http.Response, error) {
 type body map[string]any
 
 func (c *azClient) send(ctx context.Context, method, id, apiVersion string, payload []byte) (*http.Response, error) {
+	if err := checkPath(id); err != nil {
+		return nil, err
+	}
 	req, err := runtime.NewRequest(ctx, method, runtime.JoinPaths(c.endpoint, id))
 	if err != nil {
 		return nil, err

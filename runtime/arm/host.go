@@ -79,3 +79,19 @@ func (p *endpointOnly) Do(req *policy.Request) (*http.Response, error) {
 	}
 	return req.Next()
 }
+
+// checkPath refuses an ARM id that would not be sent as the path it reads
+// as: a "." or ".." segment (resolved away by URL handling: "../" climbs
+// to another resource), or '?' or '#' (they end the path). The callers
+// check names before; this is the last guard before the wire.
+func checkPath(id string) error {
+	if strings.ContainsAny(id, "?#") {
+		return fmt.Errorf("arm: id %q holds '?' or '#': not sent", id)
+	}
+	for _, s := range strings.Split(id, "/") {
+		if s == "." || s == ".." {
+			return fmt.Errorf("arm: id %q holds a %q segment: not sent", id, s)
+		}
+	}
+	return nil
+}

@@ -79,3 +79,22 @@ func TestEndpointMustBeHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestDotSegmentsNotSent: an id that climbs with "..", or ends its path
+// with '?' or '#', is not sent (it would name another resource).
+func TestDotSegmentsNotSent(t *testing.T) {
+	fa, c := setup(t, fakearm.Options{}, nil)
+	ctx := context.Background()
+	before := len(fa.Journal())
+	for _, id := range []string{rg + "/providers/Microsoft.Storage/storageAccounts/../../../other/providers/Microsoft.Storage/storageAccounts/x", sa + "/.", sa + "?x=1", sa + "#f"} {
+		if _, err := c.Put(ctx, id, saV, []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "not sent") {
+			t.Errorf("PUT %s: %v, want refused", id, err)
+		}
+		if _, err := c.Delete(ctx, id, saV); err == nil || !strings.Contains(err.Error(), "not sent") {
+			t.Errorf("DELETE %s: %v, want refused", id, err)
+		}
+	}
+	if n := len(fa.Journal()) - before; n != 0 {
+		t.Errorf("the emulator got %d requests", n)
+	}
+}
