@@ -35,7 +35,7 @@ const (
 )
 
 // slimKeys are the members unpack drops.
-var slimKeys = []string{packedKey, slimID, slimReady, slimOwner}
+var slimKeys = []string{packedKey, slimID, slimReady, slimOwner, slimSecrets}
 
 // The metadata members a slim object keeps decoded: what predicates,
 // event handlers and field selectors read of an object the informer

@@ -83,7 +83,7 @@ func TestSlimRoundTrip(t *testing.T) {
 				// Kept decoded: the claim index reads it.
 				AnnotationARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media"},
 		},
-		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg",
+		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg", slimSecrets: CredentialSecret,
 	}
 	kept := map[string]any{}
 	for k, v := range slim.Object {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"sync"
 	"unique"
 
@@ -32,6 +33,9 @@ func pack(u *unstructured.Unstructured) error {
 	}
 	if g, k, n := specOwner(u); n != "" {
 		slim[slimOwner] = g + "/" + k + "/" + n
+	}
+	if refs := secretRefs(u); len(refs) > 0 {
+		slim[slimSecrets] = intern(strings.Join(refs, ","))
 	}
 	rest := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {

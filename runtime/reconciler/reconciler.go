@@ -38,6 +38,10 @@ type Reconciler struct {
 	// OwnerVersion is the served version of the owner kind, when the owner
 	// is generated.
 	OwnerVersion string
+	// Secrets reads the Secrets a spec references. Defaults to Client;
+	// SetupAll gives every reconciler one SecretReader (metadata watched,
+	// data read when it changes).
+	Secrets client.Reader
 	// APIReader reads from the apiserver, not the cache: before a write to
 	// ARM the reconciler checks that its cached copy is not stale (a stale
 	// copy without the last operation would send it twice).
@@ -100,6 +104,7 @@ type Reconciler struct {
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
 	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, budget: &writeBudget{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
 	r.seal = newSealer(r.Config.StateKey)
+	registerSecretPaths(d)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
 			r.lists = append(r.lists, descriptor.ParseTemplate(p))
@@ -333,9 +338,13 @@ func hasOwnerRef(obj, owner *unstructured.Unstructured) bool {
 // desired builds the ARM body from spec, reading the Secrets it references
 // in the object's namespace.
 func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, error) {
+	secrets := r.Secrets
+	if secrets == nil {
+		secrets = r.Client
+	}
 	body, err := desiredBody(r.Desc, st.obj, func(p descriptor.Path, name, key string) (string, error) {
 		var s corev1.Secret
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
+		if err := secrets.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
 			return "", fmt.Errorf("secret %q for %s: %w", name, p.FieldPath(specPath), err)
 		}
 		v, ok := s.Data[key]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,6 +54,9 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		kinds[gk] = d.Version
 	}
 	rec := mgr.GetEventRecorderFor("armature")
+	if o.secrets == nil {
+		o.secrets = NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
+	}
 	make1 := func(d *descriptor.Descriptor) *Reconciler {
 		owner := storage[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}]
 		ownerVersion := ""
@@ -61,7 +65,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 		r := New(CacheReader(mgr.GetClient()), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
-		r.Credentials, r.providers, r.kinds = o.credentials, providers, kinds
+		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
 		return r
 	}
 	main := map[schema.GroupKind]*Reconciler{}
@@ -100,6 +104,15 @@ type SetupOption func(*setupOptions)
 
 type setupOptions struct {
 	credentials *Credentials
+	secrets     client.Reader
+}
+
+// WithSecrets makes every reconciler read the Secrets specs reference with
+// s (the SecretReader Credentials reads with, so they share its data).
+// Without it, SetupAll makes a SecretReader over the manager's cache
+// (metadata) and API reader.
+func WithSecrets(s client.Reader) SetupOption {
+	return func(o *setupOptions) { o.secrets = s }
 }
 
 // WithCredentials makes every reconciler pick each object's credential
@@ -148,6 +161,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, claimIndex, r.claimOf); err != nil {
 		return err
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, secretIndex, func(o client.Object) []string {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			return secretRefs(u)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Referenced and credential Secrets, by their metadata only.
+	b = b.WatchesMetadata(&corev1.Secret{}, r.secretHandler(), builder.WithPredicates(secretChanged()))
 	r.claimKind = r.gvk()
 	for _, v := range r.versions {
 		v.claimKind = r.gvk()
