@@ -56,18 +56,18 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 			return r.fail(ctx, st, step(stepRead+" "+id, err))
 		}
 	}
-	w, err := decide(r.Desc, desired, last, live)
+	w, err := decideWith(r.Desc, desired, last, live, r.seal.secretDigest)
 	if err == nil && w.NeedLive {
 		res, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
 		if gerr != nil {
 			return r.fail(ctx, st, step(stepRead+" "+id, gerr))
 		}
-		w, err = decide(r.Desc, desired, last, res.Body)
+		w, err = decideWith(r.Desc, desired, last, res.Body, r.seal.secretDigest)
 	}
 	if err != nil {
 		return r.fail(ctx, st, step(stepDecide, err))
 	}
-	applied := mustJSON(hashSecrets(r.Desc, desired))
+	applied := mustJSON(hashSecretsWith(r.Desc, desired, r.seal.secretDigest))
 	if w.Verb == "" {
 		if rec, _ := st.seal.armID(st.obj); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
 			// Adopted in sync, or written before the ARM id was sealed (an
@@ -150,7 +150,8 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 	if w.Create {
 		action = "create"
 	}
-	p := mustJSON(map[string]any{"action": action, "verb": w.Verb, "id": id, "body": json.RawMessage(payload)})
+	// Secret values are never shown: the plan is an annotation and status.
+	p := mustJSON(map[string]any{"action": action, "verb": w.Verb, "id": id, "body": redactSecrets(r.Desc, w.Body)})
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationPlan, p)
 	if err := r.patchMeta(ctx, st, base); err != nil {

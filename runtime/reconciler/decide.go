@@ -62,9 +62,15 @@ type Write struct {
 // spec's children merged with the live ones, which needs the live body
 // too; a PUT of the live body carries the live children as they are.
 func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any) (Write, error) {
+	return decideWith(d, desired, lastApplied, live, hash)
+}
+
+// decideWith is decide with the digest of secret values the last-applied
+// body holds (the reconciler's is keyed: sealer.secretDigest).
+func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any, digest func(any) string) (Write, error) {
 	var patch map[string]any
 	reason := WhyChanged
-	switch applied := mustJSON(hashSecrets(d, desired)); {
+	switch applied := mustJSON(hashSecretsWith(d, desired, digest)); {
 	case lastApplied == "" && live == nil:
 		return Write{Verb: http.MethodPut, Body: desired, Create: true, Reason: WhyCreate}, nil
 	case lastApplied == "":

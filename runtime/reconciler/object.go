@@ -141,17 +141,35 @@ func hash(v any) string {
 }
 
 // hashSecrets replaces the values at the descriptor's secret paths with
-// their hashes, in a copy.
+// their hashes, in a copy. The reconciler uses hashSecretsWith and a keyed
+// digest (sealer.secretDigest): an unkeyed hash of a weak password can be
+// reversed by guessing.
 func hashSecrets(d *descriptor.Descriptor, body map[string]any) map[string]any {
+	return hashSecretsWith(d, body, hash)
+}
+
+// hashSecretsWith replaces the values at the descriptor's secret paths
+// with digest(value), in a copy.
+func hashSecretsWith(d *descriptor.Descriptor, body map[string]any, digest func(any) string) map[string]any {
 	out := runtime.DeepCopyJSON(body)
 	d.Walk(out, func(n descriptor.Node) bool {
 		if n.Known && n.Class == descriptor.Secret {
-			n.Parent[n.Key] = hash(n.Parent[n.Key])
+			n.Parent[n.Key] = digest(n.Parent[n.Key])
 			return false
 		}
 		return true
 	})
 	return out
+}
+
+// Redacted stands for a secret value in what the operator shows: the plan
+// policy's annotation and status, events.
+const Redacted = "(redacted)"
+
+// redactSecrets replaces the values at the descriptor's secret paths with
+// Redacted, in a copy.
+func redactSecrets(d *descriptor.Descriptor, body map[string]any) map[string]any {
+	return hashSecretsWith(d, body, func(any) string { return Redacted })
 }
 
 // fillFrom replaces the values of a merge patch computed on hashed bodies

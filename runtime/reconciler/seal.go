@@ -63,6 +63,13 @@ func (s sealer) valid(what string, uid types.UID, payload, mac string) bool {
 	return hmac.Equal([]byte(s.mac(what, uid, payload)), []byte(mac))
 }
 
+// secretDigest is the keyed digest of a secret value in the last-applied
+// body: it tells a changed value from the same one, and cannot be reversed
+// by guessing without the key.
+func (s sealer) secretDigest(v any) string {
+	return "hmac:" + s.mac("secret", "", mustJSON(v))[:24]
+}
+
 // The names of the records, in their HMACs.
 const (
 	recordOperation = "operation"

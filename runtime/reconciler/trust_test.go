@@ -2,12 +2,14 @@ package reconciler
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -151,6 +153,9 @@ func gadgetReconciler(t *testing.T, a *scriptARM, obj *unstructured.Unstructured
 	d.Scope = "ResourceGroup"
 	gvk := d.GroupVersionKind()
 	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
 	s.AddKnownTypeWithName(gvk, &unstructured.Unstructured{})
 	s.AddKnownTypeWithName(gvk.GroupVersion().WithKind("GadgetList"), &unstructured.UnstructuredList{})
 	obj.SetGroupVersionKind(gvk)
@@ -470,4 +475,40 @@ func TestLostOperationIsReadNotRewritten(t *testing.T) {
 		}
 		_ = id
 	})
+}
+
+// TestSecretValuesStayInSecrets: a spec's secret reaches ARM, but neither
+// the plan (annotation, status) nor the last-applied record holds the
+// value or an unkeyed hash of it.
+func TestSecretValuesStayInSecrets(t *testing.T) {
+	const password = "hunter2-very-secret"
+	for _, policy := range []string{"manage", "plan"} {
+		t.Run(policy, func(t *testing.T) {
+			a := &scriptARM{}
+			obj := gadgetObject("g10-" + policy)
+			obj.Object["spec"].(map[string]any)["properties"] = map[string]any{"password": map[string]any{"name": "db", "key": "pw"}, "tier": "Hot"}
+			obj.SetAnnotations(map[string]string{AnnotationPolicy: policy})
+			r, c, _ := gadgetReconciler(t, a, obj)
+			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: "db"}, Data: map[string][]byte{"pw": []byte(password)}}
+			if err := c.Create(context.Background(), sec); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := reconcileOnce(t, r, obj); err != nil {
+				t.Fatal(err)
+			}
+			u := current(t, c, r, obj)
+			raw, _ := json.Marshal(u.Object)
+			for _, leak := range []string{password, strings.TrimPrefix(hash(password), "sha256:")} {
+				if strings.Contains(string(raw), leak) {
+					t.Errorf("the object holds %q:\n%s", leak, raw)
+				}
+			}
+			if policy == "plan" && !strings.Contains(u.GetAnnotations()[AnnotationPlan], Redacted) {
+				t.Errorf("plan %s: want the secret shown as %s", u.GetAnnotations()[AnnotationPlan], Redacted)
+			}
+			if policy == "manage" && !strings.Contains(u.GetAnnotations()[AnnotationOperation]+u.GetAnnotations()[AnnotationLastApplied], `password\":\"hmac:`) {
+				t.Errorf("annotations %v: want the keyed digest of the password", u.GetAnnotations())
+			}
+		})
+	}
 }
