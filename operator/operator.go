@@ -270,7 +270,8 @@ func Main(name string, opts ...Option) {
 	zopts := zap.Options{Development: true}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	// Never above MaxLogLevel: client-go logs apiserver bodies (Secrets) there.
+	ctrl.SetLogger(CapLevel(zap.New(zap.UseFlagOptions(&zopts)), MaxLogLevel))
 	restCfg, err := ctrl.GetConfig()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, name+": kubeconfig:", err)
