@@ -448,3 +448,27 @@ func TestDottedCreateOnly(t *testing.T) {
 		t.Errorf("the lookalike properties.odata.type: %d %s %s", resp.StatusCode, code, target)
 	}
 }
+
+// TestJournalRedactsSecrets: the journal keeps request bodies, never the
+// values of secret or writeOnly properties (a SQL server's password).
+func TestJournalRedactsSecrets(t *testing.T) {
+	e := start(t, fakearm.StartOptions{})
+	e.resourceGroup()
+	const password = "Adm1n-p4ssw0rd-in-a-body"
+	resp := e.do(http.MethodPut, rg+"/providers/Microsoft.Sql/servers/journal-sql", "2021-11-01", map[string]any{
+		"location": "westeurope", "properties": map[string]any{"administratorLogin": "sqladmin", "administratorLoginPassword": password},
+	})
+	resp.Body.Close()
+	found := false
+	for _, j := range e.arm.Journal() {
+		if strings.Contains(j.Body, password) {
+			t.Errorf("the journal holds the password: %s %s %s", j.Method, j.Path, j.Body)
+		}
+		if strings.HasSuffix(j.Path, "/journal-sql") && strings.Contains(j.Body, `"administratorLoginPassword":"(redacted)"`) && strings.Contains(j.Body, "sqladmin") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no journal entry of the PUT with the password redacted: %+v", e.arm.Journal())
+	}
+}

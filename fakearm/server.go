@@ -301,6 +301,35 @@ func (s *Server) count(key string) {
 	v.(*atomic.Int64).Add(1)
 }
 
+// redacted is a request body as the journal keeps it: the values of d's
+// secret and writeOnly properties (passwords, keys) replaced by
+// "(redacted)". A body that is not a JSON object of a known type is kept.
+func redacted(d *descriptor.Descriptor, body []byte) []byte {
+	if d == nil || len(body) == 0 {
+		return body
+	}
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	found := false
+	d.Walk(m, func(n descriptor.Node) bool {
+		if n.Known && (n.Class == descriptor.Secret || n.Class == descriptor.WriteOnly) {
+			n.Parent[n.Key], found = "(redacted)", true
+			return false
+		}
+		return true
+	})
+	if !found {
+		return body
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
 // maxJournalBody is how much of a request body the journal keeps.
 const maxJournalBody = 64 << 10
 
@@ -360,9 +389,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &recorder{ResponseWriter: w}
 	armType := ""
+	var bodyDesc *descriptor.Descriptor // the schema of body, once known
 	defer func() {
 		if rec.status != 0 {
-			s.record(r, rec, armType, body)
+			s.record(r, rec, armType, redacted(bodyDesc, body))
 		}
 	}()
 	h := rec.Header()
@@ -409,6 +439,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	armType = m.route.armType
 	d, ok := m.route.byVersion[r.URL.Query().Get("api-version")]
+	bodyDesc = d
 	if !ok {
 		armError(rec, http.StatusBadRequest, "InvalidApiVersionParameter", fmt.Sprintf("The api-version '%s' is invalid. The supported versions are '%s'.", r.URL.Query().Get("api-version"), strings.Join(m.route.versions, ",")), "")
 		return
