@@ -34,6 +34,11 @@ const (
 	KeySubscriptionID     = "subscriptionId"
 	KeyClientSecret       = "clientSecret"
 	KeyFederatedTokenFile = "federatedTokenFile"
+	// KeyCloud optionally names the principal's Azure cloud (AzurePublic,
+	// AzureUSGovernment, AzureChina: arm.LookupCloud); default the
+	// operator's. A name only, never a URL: no Secret writer chooses where
+	// a token goes.
+	KeyCloud = "cloud"
 )
 
 // Condition reasons of credential problems.
@@ -185,7 +190,7 @@ func (c *Credentials) For(ctx context.Context, obj client.Object) (Binding, erro
 // never put in a message.
 func (c *Credentials) bind(key types.NamespacedName, s *corev1.Secret) (Binding, error) {
 	get := func(k string) string { return strings.TrimSpace(string(s.Data[k])) }
-	sp := arm.ServicePrincipal{TenantID: get(KeyTenantID), ClientID: get(KeyClientID), ClientSecret: get(KeyClientSecret), FederatedTokenFile: get(KeyFederatedTokenFile)}
+	sp := arm.ServicePrincipal{TenantID: get(KeyTenantID), ClientID: get(KeyClientID), ClientSecret: get(KeyClientSecret), FederatedTokenFile: get(KeyFederatedTokenFile), Cloud: get(KeyCloud)}
 	sub := get(KeySubscriptionID)
 	var missing []string
 	for _, k := range []struct{ key, val string }{{KeyTenantID, sp.TenantID}, {KeyClientID, sp.ClientID}, {KeySubscriptionID, sub}} {
