@@ -67,8 +67,10 @@ func TestDefault(t *testing.T) {
 	want := map[string]int{
 		"CustomResourceDefinition": crdFiles(t, configDir()),
 		"Namespace":                1, "ServiceAccount": 1, "ConfigMap": 1, "Deployment": 1,
-		// The operator's and the certificate management's.
-		"ClusterRole": 2, "ClusterRoleBinding": 2, "Role": 2, "RoleBinding": 2,
+		// The operator's, the certificate management's and the metrics
+		// endpoint's (armature-metrics-auth, bound; armature-metrics-reader,
+		// for scrapers to be bound to).
+		"ClusterRole": 4, "ClusterRoleBinding": 3, "Role": 2, "RoleBinding": 2,
 		// Metrics and webhook; the webhook configurations; the certificate.
 		"Service": 2, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1, "Secret": 1,
 	}
@@ -459,8 +461,16 @@ func TestShardedExample(t *testing.T) {
 	}
 	objs := build(t, filepath.Join(configDir(), "examples", "sharded"))
 	apply(t, objs, "")
-	if crbs := find(objs, "ClusterRoleBinding", ""); len(crbs) != 0 {
-		t.Errorf("a shard is bound cluster-wide: %d ClusterRoleBindings", len(crbs))
+	// Only the metrics endpoint's TokenReviews and SubjectAccessReviews,
+	// which have no namespace, are bound cluster-wide.
+	crbs := find(objs, "ClusterRoleBinding", "")
+	for _, crb := range crbs {
+		if role, _, _ := unstructured.NestedString(crb.Object, "roleRef", "name"); !strings.HasPrefix(role, "armature-metrics-auth") {
+			t.Errorf("a shard is bound cluster-wide: ClusterRoleBinding %s to %s", crb.GetName(), role)
+		}
+	}
+	if len(crbs) != 2 {
+		t.Errorf("%d ClusterRoleBindings, want one armature-metrics-auth per shard", len(crbs))
 	}
 	want := map[string]string{"armature-shard-a": "team-a,team-b", "armature-shard-b": "team-c"}
 	for _, dep := range find(objs, "Deployment", "") {

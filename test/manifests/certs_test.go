@@ -36,6 +36,7 @@ import (
 	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/certs"
 	"github.com/armature-dev/armature/webhook/conversion"
+	"github.com/armature-dev/armature/webhook/tlstest"
 )
 
 // The StorageAccount versions: the newer has properties the older lacks.
@@ -363,6 +364,13 @@ func TestDefaultInstallServesWebhooks(t *testing.T) {
 			cfg.Webhook, cfg.WebhookCerts.SecretName, cfg.CertDir, render.CertificateName)
 	}
 	cfg.LeaderElectionID = "certs-default-test"
+	// Metrics as the Deployment serves them (HTTPS, authenticated and
+	// authorized), on a port of this host.
+	if cfg.InsecureMetrics {
+		t.Fatal("config/default serves metrics without authentication")
+	}
+	metricsAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cfg.MetricsAddr = metricsAddr
 	runOperator(t, cfg)
 	took := waitReadyz(t, probe, 60*time.Second)
 	t.Logf("ready %s after start", took.Round(10*time.Millisecond))
@@ -401,6 +409,10 @@ func TestDefaultInstallServesWebhooks(t *testing.T) {
 	t.Logf("%d CRDs and %d webhooks carry the CA", converting, len(bundles)-converting)
 
 	checkWebhooksAnswer(t, "certs-default")
+	// The webhook and the metrics endpoint refuse old TLS and weak suites.
+	t.Run("WebhookTLS", func(t *testing.T) { tlstest.Check(t, "127.0.0.1:"+strconv.Itoa(port)) })
+	t.Run("MetricsTLS", func(t *testing.T) { tlstest.Check(t, metricsAddr) })
+	t.Run("Metrics", func(t *testing.T) { checkMetricsNeedAToken(t, metricsAddr) })
 
 	// Re-applying the install (as an upgrade would) keeps the CA the
 	// operator set: the manifests leave caBundle unset.

@@ -114,6 +114,9 @@ func TestOperatorRole(t *testing.T) {
 		access{"get", "coordination.k8s.io", "leases", render.Namespace},
 		access{"create", "coordination.k8s.io", "leases", render.Namespace},
 		access{"update", "coordination.k8s.io", "leases", render.Namespace},
+		// The metrics endpoint authenticates and authorizes its callers.
+		access{"create", "authentication.k8s.io", "tokenreviews", ""},
+		access{"create", "authorization.k8s.io", "subjectaccessreviews", ""},
 	)
 	denied = append(denied,
 		access{"delete", "", "secrets", team},
@@ -125,6 +128,9 @@ func TestOperatorRole(t *testing.T) {
 		access{"create", "rbac.authorization.k8s.io", "clusterrolebindings", ""},
 		access{"patch", "admissionregistration.k8s.io", "validatingwebhookconfigurations", ""},
 		access{"get", "", "serviceaccounts/token", render.Namespace},
+		access{"create", "", "serviceaccounts/token", render.Namespace},
+		access{"get", "authentication.k8s.io", "tokenreviews", ""},
+		access{"list", "authorization.k8s.io", "subjectaccessreviews", ""},
 	)
 	// Only the Action kind writes Secrets and touches ConfigMaps.
 	for _, a := range []access{{"create", "", "secrets", team}, {"update", "", "secrets", team}, {"get", "", "configmaps", team}, {"create", "", "configmaps", team}} {

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -32,7 +31,7 @@ type crd struct {
 	// allVersions are every version, served or not (objects may be
 	// stored in any).
 	allVersions []string
-	extraRules  []rbacv1.PolicyRule
+	extraRules  []Rule
 	// samplesDir holds an extra CRD's samples.
 	samplesDir string
 	// webhook is an extra CRD's validating webhook entry.

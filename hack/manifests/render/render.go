@@ -50,8 +50,9 @@ const (
 type ExtraCRD struct {
 	// Path is the CRD file. A missing file is skipped.
 	Path string
-	// Rules are added to the ClusterRole when the CRD is rendered.
-	Rules []rbacv1.PolicyRule
+	// Rules are added to the ClusterRole when the CRD is rendered, each
+	// with its reason.
+	Rules []Rule
 	// SamplesDir holds samples of the CRD's kind, copied into samples/
 	// (named "<group>_<file>") with the CRD. Empty or missing: none.
 	SamplesDir string
@@ -87,13 +88,19 @@ const ActionCRD = "api/actions/crd.yaml"
 // rules of every kind: it writes action results to the Secret or ConfigMap
 // its spec names (controllerutil.CreateOrUpdate: create, update) after
 // reading them through the cache (get, list, watch).
-func ActionRules() []rbacv1.PolicyRule {
-	return []rbacv1.PolicyRule{{
-		APIGroups: []string{""},
-		Resources: []string{"configmaps", "secrets"},
-		Verbs:     []string{"create", "get", "list", "update", "watch"},
+func ActionRules() []Rule {
+	return []Rule{{
+		PolicyRule: rbacv1.PolicyRule{
+			APIGroups: []string{""},
+			Resources: []string{"configmaps", "secrets"},
+			Verbs:     []string{"create", "get", "list", "update", "watch"},
+		},
+		Reason: ActionReason,
 	}}
 }
+
+// ActionReason is the reason of ActionRules.
+const ActionReason = "ConfigMaps and Secrets (Action CRD): an Action writes its results to the Secret and ConfigMap its spec names (create, update) after reading them through the cache (get, list, watch); create on Secrets also lets the operator make its state-key Secret (--state-key-secret) when it is missing."
 
 // DefaultOptions are what `make manifests` renders: every generated CRD
 // and sample under root, the Action CRD when it exists, and ds (the
