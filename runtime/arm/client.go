@@ -161,6 +161,9 @@ type Options struct {
 	Credential azcore.TokenCredential
 	// MaxRetries of 429/5xx answers within one call. Defaults to 3.
 	MaxRetries int32
+	// TryTimeout bounds each try of a request (a hung answer is cut, and
+	// retried as a 5xx would be). Defaults to 30 seconds.
+	TryTimeout time.Duration
 	// Transport, when set, sends the requests (tests).
 	Transport policy.Transporter
 	// OnResponse, when set, is told the method and status of every answer
@@ -203,7 +206,10 @@ func NewClient(opts Options) (Client, error) {
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = 3
 	}
-	co := policy.ClientOptions{Cloud: conf, Retry: policy.RetryOptions{MaxRetries: opts.MaxRetries, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second}}
+	if opts.TryTimeout <= 0 {
+		opts.TryTimeout = 30 * time.Second
+	}
+	co := policy.ClientOptions{Cloud: conf, Retry: policy.RetryOptions{MaxRetries: opts.MaxRetries, RetryDelay: 200 * time.Millisecond, MaxRetryDelay: 30 * time.Second, TryTimeout: opts.TryTimeout}}
 	// The token goes to the ARM endpoint only: every request, poll URLs of
 	// resume tokens and nextLinks included, is checked first.
 	only, err := newEndpointOnly(endpoint)
@@ -316,10 +322,24 @@ func decode(resp *http.Response) (map[string]any, error) {
 		return nil, nil
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("arm: decode %s: %w", resp.Request.URL.Path, err)
+		return nil, &MalformedError{Method: resp.Request.Method, Path: resp.Request.URL.Path, Status: resp.StatusCode, Err: err}
 	}
 	return out, nil
 }
+
+// MalformedError is an answer whose body is not the JSON object ARM
+// sends: truncated, an array, not JSON.
+type MalformedError struct {
+	Method, Path string
+	Status       int
+	Err          error
+}
+
+func (e *MalformedError) Error() string {
+	return fmt.Sprintf("ARM answered %s %s with %d and a body that is not a JSON object: %v", e.Method, e.Path, e.Status, e.Err)
+}
+
+func (e *MalformedError) Unwrap() error { return e.Err }
 
 func (c *azClient) Get(ctx context.Context, id, apiVersion string) (*Result, error) {
 	resp, err := c.send(ctx, http.MethodGet, id, apiVersion, nil)

@@ -3,12 +3,14 @@ package arm_test
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/runtime/arm"
@@ -96,5 +98,40 @@ func TestDotSegmentsNotSent(t *testing.T) {
 	}
 	if n := len(fa.Journal()) - before; n != 0 {
 		t.Errorf("the emulator got %d requests", n)
+	}
+}
+
+// TestMalformedAndHungAnswers: a truncated body, an array, a hung answer
+// are errors of their own kind, each try bounded by TryTimeout.
+func TestMalformedAndHungAnswers(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/truncated"):
+			_, _ = w.Write([]byte(`{"id":"/x","properties":{`))
+		case strings.HasSuffix(r.URL.Path, "/array"):
+			_, _ = w.Write([]byte(`[1,2]`))
+		case strings.HasSuffix(r.URL.Path, "/hung"):
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := arm.NewClient(arm.Options{Endpoint: srv.URL, Credential: arm.StaticToken("t"), Transport: srv.Client(), TryTimeout: 200 * time.Millisecond, MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"truncated", "array"} {
+		_, err := c.Get(context.Background(), "/subscriptions/s/"+p, "2024-01-01")
+		var me *arm.MalformedError
+		if !errors.As(err, &me) {
+			t.Errorf("%s: %v, want a MalformedError", p, err)
+		}
+	}
+	start := time.Now()
+	_, err = c.Get(context.Background(), "/subscriptions/s/hung", "2024-01-01")
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("hung answer: %v after %s, want an error within two tries of 200ms", err, time.Since(start))
 	}
 }

@@ -104,6 +104,9 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		st.refused = true
 	case errors.As(err, &we):
 		return r.wait(ctx, st, err, arm.ClassWorldChange, we.reason, we.message, true, 0)
+	case errors.As(err, new(*arm.MalformedError)):
+		// A truncated or misshapen answer: shown, retried with backoff.
+		return r.wait(ctx, st, err, arm.ClassRetry, ReasonMalformedAnswer, err.Error(), false, 0)
 	default:
 		c, ok := arm.Classify(err, arm.Call{Method: callMethod(err), AfterWrite: r.afterWrite(st)})
 		if !ok {

@@ -36,6 +36,9 @@ const (
 	ReasonOperationLost = "OperationLost"
 	// ReasonOwnerCycle: the chain of spec.owner comes back to the object.
 	ReasonOwnerCycle = "OwnerCycle"
+	// ReasonMalformedAnswer: ARM's answer was not a JSON object
+	// (truncated, an array): retried with backoff.
+	ReasonMalformedAnswer = "MalformedAnswer"
 )
 
 // EventOperationLost: ARM answered 404 to the poll of an operation in

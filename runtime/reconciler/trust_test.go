@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -510,5 +511,22 @@ func TestSecretValuesStayInSecrets(t *testing.T) {
 				t.Errorf("annotations %v: want the keyed digest of the password", u.GetAnnotations())
 			}
 		})
+	}
+}
+
+// TestMalformedAnswerShown: an answer that is not a JSON object is a
+// condition of its own, retried with backoff.
+func TestMalformedAnswerShown(t *testing.T) {
+	a := &scriptARM{put: func(id string) (*arm.Result, error) {
+		return nil, &arm.MalformedError{Method: "PUT", Path: id, Status: 200, Err: io.ErrUnexpectedEOF}
+	}}
+	obj := gadgetObject("g11")
+	r, c, _ := gadgetReconciler(t, a, obj)
+	res, err := reconcileOnce(t, r, obj)
+	if err != nil || res.RequeueAfter == 0 {
+		t.Errorf("result %+v err %v: want a requeue after a backoff", res, err)
+	}
+	if got := readyReason(current(t, c, r, obj)); got != ReasonMalformedAnswer {
+		t.Errorf("Ready reason %q, want %s", got, ReasonMalformedAnswer)
 	}
 }
