@@ -51,6 +51,12 @@ func normalize(d *descriptor.Descriptor, body map[string]any) map[string]any {
 			delete(n.Parent, n.Key)
 			return false
 		}
+		if n.Class == descriptor.Secret || n.Class == descriptor.WriteOnly {
+			// An API that echoes a secret (or a writeOnly value) does not
+			// put it in status: secret values live only in Secrets.
+			delete(n.Parent, n.Key)
+			return false
+		}
 		if n.Class == descriptor.ReadOnly {
 			// The table stops at a readOnly property: its subtree is ARM's,
 			// kept whole but for nulls.

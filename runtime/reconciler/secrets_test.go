@@ -91,3 +91,17 @@ func TestSecretReader(t *testing.T) {
 		t.Errorf("%d Secrets kept after the deletion", r.Len())
 	}
 }
+
+// TestStatusHoldsNoSecret: a GET body that echoes a secret (or writeOnly)
+// value leaves it out of status.
+func TestStatusHoldsNoSecret(t *testing.T) {
+	got := normalize(gadget(), map[string]any{"id": "/x", "location": "westeurope", "properties": map[string]any{"password": "echoed", "tier": "Hot", "provisioningState": "Succeeded"}})
+	want := map[string]any{"location": "westeurope", "properties": map[string]any{"tier": "Hot", "provisioningState": "Succeeded"}}
+	if _, ok := got["id"]; ok {
+		delete(want, "id")
+		want["id"] = "/x"
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status body (-want +got):\n%s", diff)
+	}
+}
