@@ -1,12 +1,16 @@
 package manifests
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,7 +239,24 @@ func certificateRole(t *testing.T, objs []*unstructured.Unstructured, actions bo
 // list, a status patch, a Secret read or write) leaves them not Ready.
 func TestOperatorRunsUnderItsRole(t *testing.T) {
 	installRBAC(t)
-	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: fakearm.Options{LROPolls: 1, RetryAfter: -1}})
+	// The emulator's journal redacts passwords: what reaches ARM is seen
+	// on the way in.
+	const password = "s3cret-Passw0rd!"
+	emu, err := fakearm.New(apis.Descriptors(), fakearm.Options{LROPolls: 1, RetryAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Bool
+	fa, err := fakearm.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/virtualMachines/") {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(password)) {
+				sent.Store(true)
+			}
+		}
+		emu.ServeHTTP(w, r)
+	}), fakearm.StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +290,6 @@ func TestOperatorRunsUnderItsRole(t *testing.T) {
 
 	ns := "rbac-run"
 	ensureNamespace(t, ns)
-	const password = "s3cret-Passw0rd!"
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vm-admin", Namespace: ns}, StringData: map[string]string{"password": password}}
 	if err := k8s.Create(context.Background(), secret); err != nil {
 		t.Fatal(err)
@@ -319,13 +339,7 @@ func TestOperatorRunsUnderItsRole(t *testing.T) {
 			t.Errorf("the Action's result %T is not owned by it: %v", obj, owner)
 		}
 	}
-	sent := false
-	for _, e := range fa.Journal() {
-		if e.Method == "PUT" && strings.Contains(e.Path, "/virtualMachines/") && strings.Contains(e.Body, password) {
-			sent = true
-		}
-	}
-	if !sent {
+	if !sent.Load() {
 		t.Error("the VirtualMachine's PUT does not carry the password read from its Secret")
 	}
 }
