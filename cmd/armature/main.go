@@ -36,6 +36,7 @@ import (
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/inspect"
+	"github.com/armature-dev/armature/generator/tree"
 )
 
 const usage = `armature turns ARM swagger into Kubernetes CRDs.
@@ -240,8 +241,22 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 		for _, n := range res.Emit.Notes {
 			fmt.Fprintln(stderr, "armature: note:", n)
 		}
+		if n := countSkips(res.Skipped, tree.SkipSecretRead); n > 0 {
+			fmt.Fprintf(stderr, "armature: %d GETs below resources of the swagger files are no status reads: their answers hold credentials, and status never does ('armature inspect' lists them)\n", n)
+		}
 	}
 	return errorsOf(res.Errors)
+}
+
+// countSkips counts the skips of category c.
+func countSkips(skipped []tree.Skipped, c tree.SkipCategory) int {
+	n := 0
+	for _, s := range skipped {
+		if s.Category == c {
+			n++
+		}
+	}
+	return n
 }
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }

@@ -24,8 +24,8 @@ func TestInspectJSONShape(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Resources) != 4 || len(rep.Skipped) != 3 {
-		t.Fatalf("%d resources, %d skipped; want 4 and 3", len(rep.Resources), len(rep.Skipped))
+	if len(rep.Resources) != 4 || len(rep.Skipped) != 4 {
+		t.Fatalf("%d resources, %d skipped; want 4 and 4", len(rep.Resources), len(rep.Skipped))
 	}
 	var widget map[string]json.RawMessage
 	for _, r := range rep.Resources {

@@ -13,8 +13,12 @@
 // # Rules, in the order they are tried
 //
 //  1. Inside a readOnly parent → readOnly.
-//  2. `x-ms-secret: true` or `format: password` → secret (the spec holds a
-//     reference to a Kubernetes Secret key, never the value).
+//  2. `x-ms-secret: true` (rule "x-ms-secret: true") or `format: password`
+//     (rule "format: password") → secret: the spec holds a reference to a
+//     Kubernetes Secret key, never the value, so neither the object nor its
+//     last-applied annotation holds it, and status drops it. Credentials
+//     the swagger marks neither way are `class: secret` overrides in
+//     specs/armature.yaml (docs/overrides.md, "Secrets only in Secrets").
 //  3. `x-ms-mutability` without create and update → readOnly.
 //  4. `readOnly: true` declared in the PUT body schema → readOnly. A GET
 //     schema's readOnly does not count: Storage marks `sku` readOnly in the

@@ -33,7 +33,7 @@ func TestToCR(t *testing.T) {
 	if diff := cmp.Diff([]string{"id", "properties.provisioningState"}, cr.Dropped); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"properties.adminPassword"}, cr.Secrets); diff != "" {
+	if diff := cmp.Diff([]string{"properties.adminPassword", "properties.unlockCode"}, cr.Secrets); diff != "" {
 		t.Errorf("secrets (-want +got):\n%s", diff)
 	}
 	spec := cr.Object["spec"].(map[string]any)

@@ -145,6 +145,7 @@ func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string)
 			}
 		}
 	}
+	secretReads(w, a)
 	fmt.Fprintf(w, "\n%d kinds; %d paths skipped (--json lists them with reasons)", countKinds(a), len(a.Skipped))
 	if len(a.Errors) > 0 {
 		fmt.Fprintf(w, "; %d errors:\n", len(a.Errors))
@@ -155,6 +156,22 @@ func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string)
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// secretReads lists the status reads left out because their answer holds
+// credentials (tree.SkipSecretRead): status never holds credentials.
+func secretReads(w io.Writer, a *generator.Analysis) {
+	first := true
+	for _, s := range a.Skipped {
+		if s.Category != tree.SkipSecretRead {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nStatus reads not generated (status never holds credentials):")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s: %s\n", s.Path, s.Reason)
+	}
 }
 
 func countKinds(a *generator.Analysis) int {

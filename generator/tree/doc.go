@@ -42,6 +42,7 @@
 //	unsupported:scope-prefix a scope other than the five below (a provider nested in a typed resource)
 //	unsupported:sub-path     an operation below a resource that is no action, status read, list or instance
 //	unsupported:body         a resource whose PUT body is not a JSON object (a runbook draft's script text)
+//	secret-read              a status read whose answer holds credentials (readonlykeys, connection strings)
 //
 // Paths that are attached after all resources are known are skipped per
 // operation, so one path can be skipped once per method. A path that fits

@@ -49,6 +49,12 @@ const (
 	// object: an Automation runbook draft's `…/draft/content` takes the
 	// script as text. A spec (ARM-shaped JSON) cannot hold it yet.
 	SkipUnsupportedBody SkipCategory = "unsupported:body"
+	// SkipSecretRead is a status read (a GET of one object below a resource)
+	// whose answer holds credentials: its sub-path names keys, connection
+	// strings or passwords (Cosmos DB `readonlykeys`), or its response has a
+	// member that is x-ms-secret, format password or named like a key,
+	// password or connection string. Status never holds credentials.
+	SkipSecretRead SkipCategory = "secret-read"
 )
 
 // SkipCategories returns the closed list, in the order above.
@@ -56,7 +62,7 @@ func SkipCategories() []SkipCategory {
 	return []SkipCategory{
 		SkipNotAResource, SkipGenericPath, SkipDuplicate, SkipListOnly, SkipNoPUT,
 		SkipNoGET, SkipActionOnly, SkipProviderLevel, SkipUnsupportedScope, SkipUnsupportedSubPath,
-		SkipUnsupportedBody,
+		SkipUnsupportedBody, SkipSecretRead,
 	}
 }
 
@@ -74,6 +80,7 @@ func (c SkipCategory) Describe() string {
 		SkipUnsupportedScope:   "a scope prefix other than the five (a provider nested in a typed resource)",
 		SkipUnsupportedSubPath: "an operation below a resource that is no action, status read, list or instance",
 		SkipUnsupportedBody:    "a resource whose PUT body is not a JSON object (text, a bare value)",
+		SkipSecretRead:         "a status read whose answer holds credentials (keys, connection strings, passwords)",
 	}[c]
 }
 

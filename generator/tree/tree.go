@@ -623,6 +623,9 @@ func (b *builder) attach() {
 				// CheckIPAddressAvailability?ipAddress=…: a question about a
 				// value, not a read of the resource's status.
 				b.skip(pd.doc, pd.path, belowCategory(pd), "GET below "+owner.ARMType+" needs the query parameter "+requiredQuery(op)+": a question, not a status read")
+			case owner != nil && m == "GET" && !b.isList(op) && !strings.Contains(suffix, "{") && b.credentialRead(suffix, op) != "":
+				// Status never holds credentials (secrets.go).
+				b.skip(pd.doc, pd.path, SkipSecretRead, "GET below "+owner.ARMType+" is not joined into status: "+b.credentialRead(suffix, op))
 			case owner != nil && m == "GET" && !b.isList(op) && !strings.Contains(suffix, "{"):
 				owner.StatusGETs = append(owner.StatusGETs, &Action{Name: suffix, Path: pd.path, Op: op})
 			case owner == nil && m == "GET" && len(pd.p.tokens)%2 == 1 && b.isList(op):

@@ -114,13 +114,14 @@ func TestBuildContoso(t *testing.T) {
 		"/{resourceId}": "generic resource path",
 		"/providers/Microsoft.Contoso/operations": "list of a type that has no PUT",
 		"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/checkColor": "needs the query parameter color: a question, not a status read",
+		"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/connection": "its answer holds credentials (properties.primaryConnectionString)",
 	} {
 		if !strings.Contains(reasons[p], want) {
 			t.Errorf("skipped %s: reason %q, want %q", p, reasons[p], want)
 		}
 	}
-	if len(tr.Skipped) != 3 {
-		t.Errorf("skipped %d paths, want 3: %v", len(tr.Skipped), tr.Skipped)
+	if len(tr.Skipped) != 4 {
+		t.Errorf("skipped %d paths, want 4: %v", len(tr.Skipped), tr.Skipped)
 	}
 	w := tr.Resource("microsoft.contoso/WIDGETS")
 	if w == nil || w.Ops["PUT"].FinalStateVia != "azure-async-operation" {
@@ -194,12 +195,25 @@ func TestBuildSkipCategories(t *testing.T) {
 		"/{resourceId}":                                                         SkipGenericPath,
 		"/{scope}/providers/Microsoft.Resources/tags/default":                   SkipNotAResource,
 		rg + "/things/{thingName}/providers/Microsoft.Other/extras/{extraName}": SkipUnsupportedScope,
+		rg + "/things/{thingName}/readonlykeys":                                 SkipSecretRead,
+		rg + "/things/{thingName}/relay":                                        SkipSecretRead,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("categories (-want +got):\n%s", diff)
 	}
 	if n := len(tr.Resources); n != 1 {
 		t.Errorf("%d resources, want Microsoft.Skips/things only", n)
+	}
+	// health's answer names a secret's id, a public key and a boolean
+	// about passwords: no credential, so it stays a status read.
+	var reads []string
+	for _, r := range tr.Resources {
+		for _, g := range r.StatusGETs {
+			reads = append(reads, g.Name)
+		}
+	}
+	if diff := cmp.Diff([]string{"health"}, reads); diff != "" {
+		t.Errorf("status reads (-want +got):\n%s", diff)
 	}
 	seen := map[SkipCategory]bool{}
 	for _, c := range want {

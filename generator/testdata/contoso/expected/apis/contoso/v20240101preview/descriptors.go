@@ -321,6 +321,12 @@ var WidgetDescriptor = descriptor.Descriptor{
 			Type:  "integer",
 		},
 		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "unlockCode"},
+			Rule:  "format: password",
+			Type:  "string",
+		},
+		{
 			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "weight"},
 			Rule:  "in the PUT body and the PATCH body",
@@ -364,7 +370,7 @@ var WidgetDescriptor = descriptor.Descriptor{
 		},
 	},
 	Scope:       descriptor.ScopeResourceGroup,
-	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "adminPassword"}},
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "adminPassword"}, descriptor.Path{"properties", "unlockCode"}},
 	StatusGETs: []descriptor.Action{
 		{
 			Name:        "status",

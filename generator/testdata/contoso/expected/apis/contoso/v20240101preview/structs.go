@@ -152,6 +152,10 @@ type WidgetProperties struct {
 	// +kubebuilder:validation:Maximum=10
 	Size *int32 `json:"size,omitempty"`
 
+	// Unlocks the widget's panel: a credential, marked only by format: password.
+	// +optional
+	UnlockCode *core.SecretKeyReference `json:"unlockCode,omitempty"`
+
 	// +optional
 	Weight *float64 `json:"weight,omitempty"`
 

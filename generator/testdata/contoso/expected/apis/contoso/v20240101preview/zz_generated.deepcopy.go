@@ -539,6 +539,10 @@ func (in *WidgetProperties) DeepCopyInto(out *WidgetProperties) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.UnlockCode != nil {
+		in, out := &in.UnlockCode, &out.UnlockCode
+		*out = (*in).DeepCopy()
+	}
 	if in.Weight != nil {
 		in, out := &in.Weight, &out.Weight
 		*out = new(float64)
