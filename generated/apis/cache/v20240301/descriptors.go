@@ -351,19 +351,19 @@ var RedisDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "accessKeys"},
-			Rule:  "only in the GET response",
+			Rule:  "only in the GET response; hidden by override: the cache's access keys (primaryKey, secondaryKey) are credentials; status must not keep them (outputs to a Secret are the way to read keys)",
 			Type:  "object",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "accessKeys", "primaryKey"},
-			Rule:  "inside readOnly properties.accessKeys",
+			Rule:  "inside readOnly properties.accessKeys; hidden inside properties.accessKeys",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "accessKeys", "secondaryKey"},
-			Rule:  "inside readOnly properties.accessKeys",
+			Rule:  "inside readOnly properties.accessKeys; hidden inside properties.accessKeys",
 			Type:  "string",
 		},
 		{
@@ -445,15 +445,15 @@ var RedisDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-0"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the connection string, with its account key, of the first storage account AOF persistence writes to; the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-1"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the connection string, with its account key, of the second storage account AOF persistence writes to; the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -529,9 +529,9 @@ var RedisDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "redisConfiguration", "rdb-storage-connection-string"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the connection string, with its account key, of the storage account RDB backups go to (RedisCommonProperties.redisConfiguration); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -643,7 +643,8 @@ var RedisDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 	},
-	Scope: descriptor.ScopeResourceGroup,
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-0"}, descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-1"}, descriptor.Path{"properties", "redisConfiguration", "rdb-storage-connection-string"}},
 	ServerDefaults: []descriptor.ServerDefault{
 		{
 			JSON: "\"50\"",

@@ -2,6 +2,8 @@
 
 package v20240301
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Managed service identity (system assigned and/or user assigned identities)
 type ManagedServiceIdentity struct {
 	// Type of managed service identity (where both SystemAssigned and UserAssigned types are allowed).
@@ -100,15 +102,6 @@ type PrivateLinkServiceConnectionState_STATUS struct {
 
 	// Indicates whether the connection has been Approved/Rejected/Removed by the owner of the service.
 	Status *string `json:"status,omitempty"`
-}
-
-// Redis cache access keys.
-type RedisAccessKeys_STATUS struct {
-	// The current primary key that clients can use to authenticate with Redis cache.
-	PrimaryKey *string `json:"primaryKey,omitempty"`
-
-	// The current secondary key that clients can use to authenticate with Redis cache.
-	SecondaryKey *string `json:"secondaryKey,omitempty"`
 }
 
 // Properties for an access policy assignment
@@ -234,11 +227,11 @@ type RedisCreatePropertiesRedisConfiguration struct {
 
 	// First storage account connection string
 	// +optional
-	AofStorageConnectionString0 *string `json:"aof-storage-connection-string-0,omitempty"`
+	AofStorageConnectionString0 *core.SecretKeyReference `json:"aof-storage-connection-string-0,omitempty"`
 
 	// Second storage account connection string
 	// +optional
-	AofStorageConnectionString1 *string `json:"aof-storage-connection-string-1,omitempty"`
+	AofStorageConnectionString1 *core.SecretKeyReference `json:"aof-storage-connection-string-1,omitempty"`
 
 	// Specifies whether the authentication is disabled. Setting this property is highly discouraged from security point of view.
 	// +optional
@@ -282,7 +275,7 @@ type RedisCreatePropertiesRedisConfiguration struct {
 
 	// The storage account connection string for storing rdb file
 	// +optional
-	RdbStorageConnectionString *string `json:"rdb-storage-connection-string,omitempty"`
+	RdbStorageConnectionString *core.SecretKeyReference `json:"rdb-storage-connection-string,omitempty"`
 
 	// SubscriptionId of the storage account for persistence (aof/rdb) using ManagedIdentity.
 	// +optional
@@ -380,12 +373,6 @@ type RedisPropertiesRedisConfiguration_STATUS struct {
 	// Specifies whether the aof backup is enabled
 	AofBackupEnabled *string `json:"aof-backup-enabled,omitempty"`
 
-	// First storage account connection string
-	AofStorageConnectionString0 *string `json:"aof-storage-connection-string-0,omitempty"`
-
-	// Second storage account connection string
-	AofStorageConnectionString1 *string `json:"aof-storage-connection-string-1,omitempty"`
-
 	// Specifies whether the authentication is disabled. Setting this property is highly discouraged from security point of view.
 	Authnotrequired *string `json:"authnotrequired,omitempty"`
 
@@ -422,9 +409,6 @@ type RedisPropertiesRedisConfiguration_STATUS struct {
 	// Specifies the maximum number of snapshots for rdb backup
 	RdbBackupMaxSnapshotCount *string `json:"rdb-backup-max-snapshot-count,omitempty"`
 
-	// The storage account connection string for storing rdb file
-	RdbStorageConnectionString *string `json:"rdb-storage-connection-string,omitempty"`
-
 	// SubscriptionId of the storage account for persistence (aof/rdb) using ManagedIdentity.
 	StorageSubscriptionId *string `json:"storage-subscription-id,omitempty"`
 
@@ -434,9 +418,6 @@ type RedisPropertiesRedisConfiguration_STATUS struct {
 
 // Properties of the redis cache.
 type RedisProperties_STATUS struct {
-	// The keys of the Redis cache - not set if this object is not the response to Create or Update redis cache
-	AccessKeys *RedisAccessKeys_STATUS `json:"accessKeys,omitempty"`
-
 	// Authentication to Redis through access keys is disabled when set as true. Default value is false.
 	DisableAccessKeyAuthentication *bool `json:"disableAccessKeyAuthentication,omitempty"`
 

@@ -620,9 +620,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "aadProfile", "serverAppSecret"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: the secret of the server AAD application of legacy AAD integration (ManagedClusterAADProfile.serverAppSecret); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -2312,9 +2312,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "servicePrincipalProfile", "secret"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: the secret password of the cluster's service principal (ManagedClusterServicePrincipalProfile.secret); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -2408,9 +2408,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "windowsProfile", "adminPassword"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: the administrator password of the Windows nodes (ManagedClusterWindowsProfile.adminPassword); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -2558,7 +2558,8 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope: descriptor.ScopeResourceGroup,
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "aadProfile", "serverAppSecret"}, descriptor.Path{"properties", "servicePrincipalProfile", "secret"}, descriptor.Path{"properties", "windowsProfile", "adminPassword"}},
 	ServerDefaults: []descriptor.ServerDefault{
 		{
 			JSON: "null",

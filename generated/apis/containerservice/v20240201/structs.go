@@ -2,7 +2,10 @@
 
 package v20240201
 
-import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
 
 // Network settings of an agent pool.
 type AgentPoolNetworkProfile struct {
@@ -647,7 +650,7 @@ type ManagedClusterAADProfile struct {
 
 	// (DEPRECATED) The server AAD application secret. Learn more at https://aka.ms/aks/aad-legacy.
 	// +optional
-	ServerAppSecret *string `json:"serverAppSecret,omitempty"`
+	ServerAppSecret *core.SecretKeyReference `json:"serverAppSecret,omitempty"`
 
 	// The AAD tenant ID to use for authentication. If not specified, will use the tenant of the deployment subscription.
 	// +optional
@@ -670,9 +673,6 @@ type ManagedClusterAADProfile_STATUS struct {
 
 	// (DEPRECATED) The server AAD application ID. Learn more at https://aka.ms/aks/aad-legacy.
 	ServerAppID *string `json:"serverAppID,omitempty"`
-
-	// (DEPRECATED) The server AAD application secret. Learn more at https://aka.ms/aks/aad-legacy.
-	ServerAppSecret *string `json:"serverAppSecret,omitempty"`
 
 	// The AAD tenant ID to use for authentication. If not specified, will use the tenant of the deployment subscription.
 	TenantID *string `json:"tenantID,omitempty"`
@@ -2402,16 +2402,13 @@ type ManagedClusterServicePrincipalProfile struct {
 
 	// The secret password associated with the service principal in plain text.
 	// +optional
-	Secret *string `json:"secret,omitempty"`
+	Secret *core.SecretKeyReference `json:"secret,omitempty"`
 }
 
 // Information about a service principal identity for the cluster to use for manipulating Azure APIs.
 type ManagedClusterServicePrincipalProfile_STATUS struct {
 	// The ID for the service principal.
 	ClientId *string `json:"clientId,omitempty"`
-
-	// The secret password associated with the service principal in plain text.
-	Secret *string `json:"secret,omitempty"`
 }
 
 // Storage profile for the container service cluster.
@@ -2504,7 +2501,7 @@ type ManagedClusterStorageProfile_STATUS struct {
 type ManagedClusterWindowsProfile struct {
 	// Specifies the password of the administrator account. <br><br> **Minimum-length:** 8 characters <br><br> **Max-length:** 123 characters <br><br> **Complexity requirements:** 3 out of 4 conditions below need to be fulfilled <br> Has lower characters <br>Has upper characters <br> Has a digit <br> Has a special character (Regex match [\W_]) <br><br> **Disallowed values:** "abc@123", "P@$$w0rd", "P@ssw0rd", "P@ssword123", "Pa$$word", "pass@word1", "Password!", "Password1", "Password22", "iloveyou!"
 	// +optional
-	AdminPassword *string `json:"adminPassword,omitempty"`
+	AdminPassword *core.SecretKeyReference `json:"adminPassword,omitempty"`
 
 	// Specifies the name of the administrator account. <br><br> **Restriction:** Cannot end in "." <br><br> **Disallowed values:** "administrator", "admin", "user", "user1", "test", "user2", "test1", "user3", "admin1", "1", "123", "a", "actuser", "adm", "admin2", "aspnet", "backup", "console", "david", "guest", "john", "owner", "root", "server", "sql", "support", "support_388945a0", "sys", "test2", "test3", "user4", "user5". <br><br> **Minimum-length:** 1 character <br><br> **Max-length:** 20 characters
 	// +kubebuilder:validation:Required
@@ -2525,9 +2522,6 @@ type ManagedClusterWindowsProfile struct {
 
 // Profile for Windows VMs in the managed cluster.
 type ManagedClusterWindowsProfile_STATUS struct {
-	// Specifies the password of the administrator account. <br><br> **Minimum-length:** 8 characters <br><br> **Max-length:** 123 characters <br><br> **Complexity requirements:** 3 out of 4 conditions below need to be fulfilled <br> Has lower characters <br>Has upper characters <br> Has a digit <br> Has a special character (Regex match [\W_]) <br><br> **Disallowed values:** "abc@123", "P@$$w0rd", "P@ssw0rd", "P@ssword123", "Pa$$word", "pass@word1", "Password!", "Password1", "Password22", "iloveyou!"
-	AdminPassword *string `json:"adminPassword,omitempty"`
-
 	// Specifies the name of the administrator account. <br><br> **Restriction:** Cannot end in "." <br><br> **Disallowed values:** "administrator", "admin", "user", "user1", "test", "user2", "test1", "user3", "admin1", "1", "123", "a", "actuser", "adm", "admin2", "aspnet", "backup", "console", "david", "guest", "john", "owner", "root", "server", "sql", "support", "support_388945a0", "sys", "test2", "test3", "user4", "user5". <br><br> **Minimum-length:** 1 character <br><br> **Max-length:** 20 characters
 	AdminUsername *string `json:"adminUsername,omitempty"`
 

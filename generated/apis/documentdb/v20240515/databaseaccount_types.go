@@ -86,11 +86,6 @@ type DatabaseAccountStatus struct {
 	// +kubebuilder:validation:Schemaless
 	ReconcilePlan *apiextensionsv1.JSON `json:"reconcilePlan,omitempty"`
 
-	// Readonlykeys is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/readonlykeys, read with the resource.
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Schemaless
-	Readonlykeys *apiextensionsv1.JSON `json:"readonlykeys,omitempty"`
-
 	// The unique resource identifier of the ARM resource.
 	Id *string `json:"id,omitempty"`
 

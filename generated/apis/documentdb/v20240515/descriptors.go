@@ -950,13 +950,6 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"tags"},
 		},
 	},
-	StatusGETs: []descriptor.Action{
-		{
-			Name:        "readonlykeys",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/readonlykeys",
-			StatusField: "readonlykeys",
-		},
-	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20240515",
 }

@@ -1482,11 +1482,6 @@ func (in *DatabaseAccountStatus) DeepCopyInto(out *DatabaseAccountStatus) {
 		*out = new(apiextensionsv1.JSON)
 		(*in).DeepCopyInto(*out)
 	}
-	if in.Readonlykeys != nil {
-		in, out := &in.Readonlykeys, &out.Readonlykeys
-		*out = new(apiextensionsv1.JSON)
-		(*in).DeepCopyInto(*out)
-	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)

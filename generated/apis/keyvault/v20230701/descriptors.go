@@ -770,9 +770,9 @@ var VaultsSecretDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "value"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the value of a Key Vault secret is the secret itself (secrets.json SecretProperties.value; GET never returns it); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -788,7 +788,8 @@ var VaultsSecretDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
-	Scope: descriptor.ScopeResourceGroup,
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "value"}},
 	ServerDefaults: []descriptor.ServerDefault{
 		{
 			JSON: "true",

@@ -2,6 +2,8 @@
 
 package v20230701
 
+import core "github.com/armature-dev/armature/api/core"
+
 // An identity that have access to the key vault. All identities in the array must use the same tenant ID as the key vault's tenant ID.
 type AccessPolicyEntry struct {
 	// Application ID of the client making request on behalf of a principal
@@ -427,7 +429,7 @@ type SecretProperties struct {
 
 	// The value of the secret. NOTE: 'value' will never be returned from the service, as APIs using this model are is intended for internal use in ARM deployments. Users should use the data-plane REST service for interaction with vault secrets.
 	// +optional
-	Value *string `json:"value,omitempty"`
+	Value *core.SecretKeyReference `json:"value,omitempty"`
 }
 
 // Properties of the secret
@@ -443,9 +445,6 @@ type SecretProperties_STATUS struct {
 
 	// The URI to retrieve the specific version of the secret.
 	SecretUriWithVersion *string `json:"secretUriWithVersion,omitempty"`
-
-	// The value of the secret. NOTE: 'value' will never be returned from the service, as APIs using this model are is intended for internal use in ARM deployments. Users should use the data-plane REST service for interaction with vault secrets.
-	Value *string `json:"value,omitempty"`
 }
 
 // SKU details

@@ -972,8 +972,7 @@ func (in *SecretProperties) DeepCopyInto(out *SecretProperties) {
 	}
 	if in.Value != nil {
 		in, out := &in.Value, &out.Value
-		*out = new(string)
-		**out = **in
+		*out = (*in).DeepCopy()
 	}
 }
 
@@ -1007,11 +1006,6 @@ func (in *SecretProperties_STATUS) DeepCopyInto(out *SecretProperties_STATUS) {
 	}
 	if in.SecretUriWithVersion != nil {
 		in, out := &in.SecretUriWithVersion, &out.SecretUriWithVersion
-		*out = new(string)
-		**out = **in
-	}
-	if in.Value != nil {
-		in, out := &in.Value, &out.Value
 		*out = new(string)
 		**out = **in
 	}

@@ -9551,9 +9551,9 @@ var ApplicationGatewayDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "sslCertificates", descriptor.Items, "properties", "data"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: the base-64 PFX of an SSL certificate holds its private key (ApplicationGatewaySslCertificatePropertiesFormat.data; GET returns publicCertData instead); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -9563,9 +9563,9 @@ var ApplicationGatewayDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "sslCertificates", descriptor.Items, "properties", "password"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: the password of the PFX file of an SSL certificate (ApplicationGatewaySslCertificatePropertiesFormat.password); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -10181,7 +10181,8 @@ var ApplicationGatewayDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 	},
-	Scope: descriptor.ScopeResourceGroup,
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "sslCertificates", descriptor.Items, "properties", "data"}, descriptor.Path{"properties", "sslCertificates", descriptor.Items, "properties", "password"}},
 	ServerDefaults: []descriptor.ServerDefault{
 		{
 			JSON: "\"\"",

@@ -2,7 +2,10 @@
 
 package v20240101
 
-import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
 
 // AddressSpace contains an array of IP address ranges that can be used by subnets of the virtual network.
 type AddressSpace struct {
@@ -2119,7 +2122,7 @@ type ApplicationGatewaySslCertificate struct {
 type ApplicationGatewaySslCertificatePropertiesFormat struct {
 	// Base-64 encoded pfx certificate. Only applicable in PUT Request.
 	// +optional
-	Data *string `json:"data,omitempty"`
+	Data *core.SecretKeyReference `json:"data,omitempty"`
 
 	// Secret Id of (base-64 encoded unencrypted pfx) 'Secret' or 'Certificate' object stored in KeyVault.
 	// +optional
@@ -2127,19 +2130,13 @@ type ApplicationGatewaySslCertificatePropertiesFormat struct {
 
 	// Password for the pfx file specified in data. Only applicable in PUT request.
 	// +optional
-	Password *string `json:"password,omitempty"`
+	Password *core.SecretKeyReference `json:"password,omitempty"`
 }
 
 // Properties of SSL certificates of an application gateway.
 type ApplicationGatewaySslCertificatePropertiesFormat_STATUS struct {
-	// Base-64 encoded pfx certificate. Only applicable in PUT Request.
-	Data *string `json:"data,omitempty"`
-
 	// Secret Id of (base-64 encoded unencrypted pfx) 'Secret' or 'Certificate' object stored in KeyVault.
 	KeyVaultSecretId *string `json:"keyVaultSecretId,omitempty"`
-
-	// Password for the pfx file specified in data. Only applicable in PUT request.
-	Password *string `json:"password,omitempty"`
 
 	// The provisioning state of the SSL certificate resource.
 	ProvisioningState *string `json:"provisioningState,omitempty"`

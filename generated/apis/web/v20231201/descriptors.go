@@ -4796,9 +4796,9 @@ var SiteDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.Secret,
 			Path:  descriptor.Path{"properties", "siteConfig", "connectionStrings", descriptor.Items, "connectionString"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "override: the value of an app's connection string, credentials included (ConnStringInfo.connectionString); the swagger forgets x-ms-secret",
 			Type:  "string",
 		},
 		{
@@ -5128,31 +5128,31 @@ var SiteDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "siteConfig", "machineKey"},
-			Rule:  "readOnly: true in the PUT body schema",
+			Rule:  "readOnly: true in the PUT body schema; hidden by override: the ASP.NET machine key (validationKey, decryptionKey) is a credential; status must not keep it",
 			Type:  "object",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "siteConfig", "machineKey", "decryption"},
-			Rule:  "inside readOnly properties.siteConfig.machineKey",
+			Rule:  "inside readOnly properties.siteConfig.machineKey; hidden inside properties.siteConfig.machineKey",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "siteConfig", "machineKey", "decryptionKey"},
-			Rule:  "inside readOnly properties.siteConfig.machineKey",
+			Rule:  "inside readOnly properties.siteConfig.machineKey; hidden inside properties.siteConfig.machineKey",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "siteConfig", "machineKey", "validation"},
-			Rule:  "inside readOnly properties.siteConfig.machineKey",
+			Rule:  "inside readOnly properties.siteConfig.machineKey; hidden inside properties.siteConfig.machineKey",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "siteConfig", "machineKey", "validationKey"},
-			Rule:  "inside readOnly properties.siteConfig.machineKey",
+			Rule:  "inside readOnly properties.siteConfig.machineKey; hidden inside properties.siteConfig.machineKey",
 			Type:  "string",
 		},
 		{
@@ -5643,7 +5643,7 @@ var SiteDescriptor = descriptor.Descriptor{
 		},
 	},
 	Scope:       descriptor.ScopeResourceGroup,
-	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "siteConfig", "azureStorageAccounts", descriptor.Values, "accessKey"}},
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "siteConfig", "azureStorageAccounts", descriptor.Values, "accessKey"}, descriptor.Path{"properties", "siteConfig", "connectionStrings", descriptor.Items, "connectionString"}},
 	ServerDefaults: []descriptor.ServerDefault{
 		{
 			JSON: "false",
@@ -5907,16 +5907,6 @@ var SiteDescriptor = descriptor.Descriptor{
 			Name:        "analyzeCustomHostname",
 			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/analyzeCustomHostname",
 			StatusField: "analyzeCustomHostname",
-		},
-		{
-			Name:        "hybridConnectionRelays",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/hybridConnectionRelays",
-			StatusField: "hybridConnectionRelays",
-		},
-		{
-			Name:        "hybridconnection",
-			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/hybridconnection",
-			StatusField: "hybridconnection",
 		},
 		{
 			Name:        "migratemysql/status",

@@ -110,16 +110,6 @@ type SiteStatus struct {
 	// +kubebuilder:validation:Schemaless
 	AnalyzeCustomHostname *apiextensionsv1.JSON `json:"analyzeCustomHostname,omitempty"`
 
-	// HybridConnectionRelays is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/hybridConnectionRelays, read with the resource.
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Schemaless
-	HybridConnectionRelays *apiextensionsv1.JSON `json:"hybridConnectionRelays,omitempty"`
-
-	// Hybridconnection is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/hybridconnection, read with the resource.
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Schemaless
-	Hybridconnection *apiextensionsv1.JSON `json:"hybridconnection,omitempty"`
-
 	// MigratemysqlStatus is the result of GET /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{name}/migratemysql/status, read with the resource.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless

@@ -321,7 +321,7 @@ type CloningInfo_STATUS struct {
 type ConnStringInfo struct {
 	// Connection string value.
 	// +optional
-	ConnectionString *string `json:"connectionString,omitempty"`
+	ConnectionString *core.SecretKeyReference `json:"connectionString,omitempty"`
 
 	// Name of connection string.
 	// +optional
@@ -334,9 +334,6 @@ type ConnStringInfo struct {
 
 // Database connection string information.
 type ConnStringInfo_STATUS struct {
-	// Connection string value.
-	ConnectionString *string `json:"connectionString,omitempty"`
-
 	// Name of connection string.
 	Name *string `json:"name,omitempty"`
 
@@ -1657,9 +1654,6 @@ type SiteConfig_STATUS struct {
 	// HTTP logs directory size limit.
 	LogsDirectorySizeLimit *int32 `json:"logsDirectorySizeLimit,omitempty"`
 
-	// Site MachineKey.
-	MachineKey *SiteMachineKey_STATUS `json:"machineKey,omitempty"`
-
 	// Managed pipeline mode.
 	ManagedPipelineMode *string `json:"managedPipelineMode,omitempty"`
 
@@ -1837,21 +1831,6 @@ type SiteLimits_STATUS struct {
 
 	// Maximum allowed CPU usage percentage.
 	MaxPercentageCpu *float64 `json:"maxPercentageCpu,omitempty"`
-}
-
-// MachineKey of an app.
-type SiteMachineKey_STATUS struct {
-	// Algorithm used for decryption.
-	Decryption *string `json:"decryption,omitempty"`
-
-	// Decryption key.
-	DecryptionKey *string `json:"decryptionKey,omitempty"`
-
-	// MachineKey validation.
-	Validation *string `json:"validation,omitempty"`
-
-	// Validation key.
-	ValidationKey *string `json:"validationKey,omitempty"`
 }
 
 // Site resource specific properties
