@@ -62,11 +62,15 @@ sweep: ## Generate, compile and check the examples of the wide corpus (../shared
 	@dir=$$(hack/corpus.sh) && $(GO) run ./cmd/armature sweep $(SWEEP_FLAGS) --markdown docs/coverage.md --json "$$(dirname "$$dir")/sweep.json" "$$dir"
 
 .PHONY: bench
-bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-scale ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-secrets bench-scale ## Run the benchmarks and print their figures.
 
 .PHONY: bench-reconcile
 bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs two apiserver floors (same data; tiny status), apiserver CPU and requests by verb, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkReconcile -benchtime 1x -timeout 30m ./test/reconciler/
+
+.PHONY: bench-secrets
+bench-secrets: ## The operator's resident memory before and after 120 unrelated Secrets of 900 KiB appear (the operator as its own process, every namespace).
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkUnrelatedSecrets -benchtime 1x -timeout 20m ./test/reconciler/
 
 .PHONY: bench-scale
 bench-scale: ## N=10,000 StorageAccounts (ARMATURE_BENCH_N) under 100 groups in 10 subscriptions, the operator as its own process, the emulator at ARM's limits: ratio-to-floor, operator RSS, ARM reads per resource of a no-op resync, writes, 429s (docs/scale.md).

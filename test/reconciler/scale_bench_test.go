@@ -73,13 +73,22 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := append([]string{
-		"--watch-namespaces", ns, "--default-credential-namespaces", ns,
+	scope := []string{"--watch-namespaces", ns, "--default-credential-namespaces", ns}
+	if ns == "" {
+		// Every namespace, as a cluster-wide install.
+		scope = []string{"--default-credential-namespaces", "*"}
+	}
+	if os.Getenv("ARMATURE_BENCH_LEGACY_FLAGS") != "" {
+		// A binary from before --default-credential-namespaces (a
+		// before/after measurement with ARMATURE_BENCH_OPERATOR_BIN).
+		scope = scope[:len(scope)-2]
+	}
+	args := append(append(scope,
 		"--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--sync-period", "1h", "--poll-interval", "200ms", "--workers-per-kind", "16",
 		"--zap-log-level", envOr("ARMATURE_BENCH_LOG_LEVEL", "error"),
-	}, extra...)
+	), extra...)
 	cmd := exec.Command(bin, args...)
 	// GOMEMLIMIT and GOGC as config/manager sets them (the container's
 	// memory request; 50),
@@ -179,6 +188,14 @@ func (p *operatorProcess) tail() string {
 }
 
 func vmHWM(path string) float64 { return procStatusMiB(path, "VmHWM:") }
+
+// rss is the process's resident memory now (VmRSS) in MiB.
+func (p *operatorProcess) rss() float64 {
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return procStatusMiB(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid), "VmRSS:")
+}
 
 // procStatusMiB reads one kB figure of a /proc/<pid>/status file, in MiB.
 func procStatusMiB(path, key string) float64 {
