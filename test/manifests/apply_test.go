@@ -69,8 +69,9 @@ func TestDefault(t *testing.T) {
 		"Namespace":                1, "ServiceAccount": 1, "ConfigMap": 1, "Deployment": 1,
 		// The operator's, the certificate management's and the metrics
 		// endpoint's (armature-metrics-auth, bound; armature-metrics-reader,
-		// for scrapers to be bound to).
-		"ClusterRole": 4, "ClusterRoleBinding": 3, "Role": 2, "RoleBinding": 2,
+		// for scrapers to be bound to); leader election's, the
+		// certificate's and the state key's Roles.
+		"ClusterRole": 4, "ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3,
 		// Metrics and webhook; the webhook configurations; the certificate.
 		"Service": 2, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1, "Secret": 1,
 	}

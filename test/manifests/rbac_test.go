@@ -145,6 +145,11 @@ func TestOperatorRole(t *testing.T) {
 		}
 	}
 	certificateRole(t, objs, actions)
+	// The state key: read by name, created at the first start, in the
+	// operator's namespace only.
+	if !canNamed(t, "get", "", "secrets", render.Namespace, operator.DefaultStateKeySecret) || !can(t, "create", "", "secrets", render.Namespace) {
+		t.Errorf("the operator may not read or create its state key Secret %s/%s", render.Namespace, operator.DefaultStateKeySecret)
+	}
 	for _, a := range allowed {
 		if !can(t, a.verb, a.group, a.resource, a.ns) {
 			t.Errorf("the operator may not %s %s.%s in %q", a.verb, a.resource, a.group, a.ns)

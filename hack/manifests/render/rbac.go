@@ -40,7 +40,7 @@ const (
 	// FinalizerReason is the reason of FinalizerVerbs.
 	FinalizerReason = "Their finalizers subresource: setting the finalizer and owner references that block deletion, where the OwnerReferencesPermissionEnforcement admission plugin runs (update)."
 	// SecretsReason is the reason of the Secret rule of BaseRules.
-	SecretsReason = "Secrets: the reconciler reads the Secrets specs reference for secret values and the credential Secrets (armature-credential, the armature.dev/credential annotation) through the cache (list, watch); get reads them uncached and reads the state-key Secret (--state-key-secret)."
+	SecretsReason = "Secrets: the reconciler watches the metadata of Secrets (list, watch; their data is never cached) to requeue the objects that reference one when it changes, and reads the data of the Secrets specs reference for secret values and of credential Secrets (armature-credential, the armature.dev/credential annotation) when they change (get)."
 	// EventsReason is the reason of the Event rule of BaseRules.
 	EventsReason = "Events the reconciler and Actions record on objects (create; patch counts a repeated event)."
 )
@@ -88,7 +88,8 @@ func role(crds []*crd) ([]byte, error) {
 # secret values; Events (create, patch). Kinds with further needs (the
 # Action kind's results in Secrets and ConfigMaps) add their own rules.
 # Every rule says why above it. Leader election's Leases are in
-# rbac/leader_election_role.yaml, the metrics endpoint's TokenReviews and
+# rbac/leader_election_role.yaml, the state key Secret in
+# rbac/state_key_role.yaml, the metrics endpoint's TokenReviews and
 # SubjectAccessReviews in rbac/metrics_auth_role.yaml.
 `)
 	b.Write(out)
