@@ -254,16 +254,22 @@ func (c *checker) azureName(obj map[string]any) string {
 // pattern or lengths. The name is spec.azureName, else metadata.name, and
 // the error is at that path. A singleton's name is checked by singleton.
 // On update only a changed name is checked: a name the object already has
-// stands (it cannot change once the resource exists in Azure).
+// stands (it cannot change once the resource exists in Azure). An adopted
+// resource (spec.resourceID) is named by its id: its name only has to be
+// one segment (the swagger's pattern is not applied).
 func (c *checker) name(op admissionv1.Operation, obj, old map[string]any) {
 	if c.d.Singleton != "" {
 		return
+	}
+	check := c.d.CheckName
+	if str(obj["spec"], fieldResourceID) != "" {
+		check = descriptor.CheckSegment
 	}
 	name := c.azureName(obj)
 	if op == admissionv1.Update && name == c.azureName(old) {
 		return
 	}
-	err := c.d.CheckName(name)
+	err := check(name)
 	switch {
 	case err == nil:
 	case str(obj["spec"], fieldAzureName) != "":

@@ -227,6 +227,11 @@ func TestValidate(t *testing.T) {
 			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `"Media-Prod"`)}},
 			want:   []string{`spec.azureName: Invalid value: "Media-Prod": must match the pattern ^[a-z0-9]+$ (Microsoft.Storage/storageAccounts names do, per its API)`},
 		},
+		"AdoptedNameNotPatterned": {
+			reason: "an adopted resource is named by spec.resourceID: the object's name (defaulted into azureName) need not match the pattern, only be one segment",
+			args: args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{
+				set("spec.azureName", `"media-prod"`), set("spec.resourceID", `"/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/mediaprod"`)}},
+		},
 		"AzureNameTooShort": {
 			reason: "the swagger's minLength for accountName",
 			args:   args{gvk: storageAccountGVK, fixture: storageAccountJSON, create: true, change: []edit{set("spec.azureName", `"md"`)}},
