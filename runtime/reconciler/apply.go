@@ -26,7 +26,18 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if err != nil {
 		return r.fail(ctx, st, err)
 	}
-	last := st.lastApplied()
+	applied := mustJSON(hashSecretsWith(r.Desc, desired, r.seal.secretDigest))
+	last, lastDigest := loadApplied(st.lastApplied())
+	digestOnly := false
+	if lastDigest != "" {
+		// Too large to keep but as a digest: unchanged is known; a change
+		// is measured against the live resource.
+		if lastDigest == appliedDigest(applied) {
+			last = applied
+		} else {
+			digestOnly = true
+		}
+	}
 	var live map[string]any
 	if adopt, _ := spec(st.obj)["resourceID"].(string); last == "" && adopt != "" {
 		// Adoption: the resource must exist; it is never created, and only
@@ -44,7 +55,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 			live = map[string]any{}
 		}
 	}
-	if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); live == nil && last == "" && sid != "" && len(r.Desc.EmbeddedChildren) > 0 {
+	if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); live == nil && last == "" && sid != "" && (len(r.Desc.EmbeddedChildren) > 0 || digestOnly) {
 		// Written before, last-applied since dropped (drift correction):
 		// the resource may hold children a whole PUT of the spec would
 		// delete, so the decision is made against the live body.
@@ -67,13 +78,13 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if err != nil {
 		return r.fail(ctx, st, step(stepDecide, err))
 	}
-	applied := mustJSON(hashSecretsWith(r.Desc, desired, r.seal.secretDigest))
+	stored := storeApplied(applied)
 	if w.Verb == "" {
 		if rec, _ := st.seal.armID(st.obj); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
 			// Adopted in sync, or written before the ARM id was sealed (an
 			// earlier operator version): record what the spec says and the
 			// id derived from it, without a write to ARM.
-			if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
+			if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
 				return reconcile.Result{}, step(stepRecord, err)
 			}
 		}
@@ -104,7 +115,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if w.Create {
 		var done bool
 		var res reconcile.Result
-		if done, intent, res, err = r.claim(ctx, st, id, w.Verb, applied); done {
+		if done, intent, res, err = r.claim(ctx, st, id, w.Verb, stored); done {
 			return res, err
 		}
 	}
@@ -120,13 +131,13 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	r.budget.add(st.obj.GetUID(), st.obj.GetGeneration())
 	r.wroteNow(st)
 	if !res.Done() {
-		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, applied)
+		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, stored)
 	}
-	if intent != nil && intent.Applied == applied {
+	if intent != nil && intent.Applied == stored {
 		// The create recorded before the PUT is done: status says so
 		// (lastOperation), and its body counts as the last applied.
 		st.lastOp = opHash(intent)
-	} else if err := r.recordApplied(ctx, st, id, applied, nil); err != nil {
+	} else if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	r.event(st, corev1.EventTypeNormal, verbReason(w.Verb, w.Create), fmt.Sprintf("%s %s", w.Verb, id))
@@ -243,10 +254,11 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	return r.observeWith(ctx, st, id, nil, res)
 }
 
-// recordApplied stores the last-applied body and the ARM id.
-func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, applied string, more func(*unstructured.Unstructured)) error {
+// recordApplied stores the last-applied body (in its stored form,
+// storeApplied) and the ARM id.
+func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, stored string, more func(*unstructured.Unstructured)) error {
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationLastApplied, applied)
+	setAnnotation(st.obj, AnnotationLastApplied, stored)
 	r.seal.setARMID(st.obj, id)
 	removeAnnotation(st.obj, AnnotationOperation) // a completed one
 	if more != nil {

@@ -25,7 +25,8 @@ const (
 	// AnnotationSyncPeriod overrides the sync period (a Go duration).
 	AnnotationSyncPeriod = "armature.dev/sync-period"
 	// AnnotationLastApplied holds the body last sent to ARM (secret values
-	// replaced by their hash).
+	// replaced by their keyed digest); a large body compressed ("gzip:"),
+	// one too large even so as its digest ("digest:"; records.go).
 	AnnotationLastApplied = "armature.dev/last-applied"
 	// AnnotationARMID is the ARM id the object created (recorded before
 	// its first PUT: the intent to create) or adopted, sealed by

@@ -41,7 +41,7 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 	if err != nil {
 		return nil, err
 	}
-	last := obj.GetAnnotations()[AnnotationLastApplied]
+	last, _ := loadApplied(obj.GetAnnotations()[AnnotationLastApplied]) // a digest only: compared with the live resource
 	res, err := c.Get(ctx, id, d.APIVersion)
 	var live map[string]any
 	switch {

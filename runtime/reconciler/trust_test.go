@@ -2,6 +2,8 @@ package reconciler
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"encoding/json"
 	"net/http"
@@ -528,5 +530,40 @@ func TestMalformedAnswerShown(t *testing.T) {
 	}
 	if got := readyReason(current(t, c, r, obj)); got != ReasonMalformedAnswer {
 		t.Errorf("Ready reason %q, want %s", got, ReasonMalformedAnswer)
+	}
+}
+
+// TestLargeBodyRecorded: a body too large for an annotation is recorded by
+// its digest before the PUT, so the write is not repeated: one PUT, and a
+// second reconcile of the same spec sends nothing.
+func TestLargeBodyRecorded(t *testing.T) {
+	big := make([]byte, 150<<10)
+	_, _ = rand.Read(big)
+	a := &scriptARM{}
+	obj := gadgetObject("g12")
+	obj.Object["spec"].(map[string]any)["properties"] = map[string]any{"tier": hex.EncodeToString(big)}
+	r, c, _ := gadgetReconciler(t, a, obj)
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g12"
+	a.get = func(string) (*arm.Result, error) {
+		if len(a.writes()) == 0 {
+			return nil, &arm.Error{Status: http.StatusNotFound, Code: "ResourceNotFound"}
+		}
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id, "location": "westeurope"}}, nil
+	}
+	for range 3 {
+		if _, err := reconcileOnce(t, r, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := a.writes(); len(w) != 1 {
+		t.Errorf("writes %v, want one PUT", w)
+	}
+	u := current(t, c, r, obj)
+	size := 0
+	for _, v := range u.GetAnnotations() {
+		size += len(v)
+	}
+	if size > 64<<10 {
+		t.Errorf("the annotations hold %d bytes", size)
 	}
 }
