@@ -39,6 +39,14 @@ type directory struct {
 type issued struct {
 	app     App
 	expires time.Time
+	// audience is the scope the token was asked for, without /.default.
+	audience string
+}
+
+// sameAudience compares audiences as Azure AD does: a trailing slash and
+// letter case aside.
+func sameAudience(a, b string) bool {
+	return strings.EqualFold(strings.TrimSuffix(a, "/"), strings.TrimSuffix(b, "/"))
 }
 
 // RegisterApp adds (or replaces) an application. From then on ARM calls
@@ -129,11 +137,23 @@ func (s *Server) token(w http.ResponseWriter, tenant string, form url.Values) {
 		aadError(w, http.StatusUnauthorized, "invalid_client", fmt.Sprintf("AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", clientID))
 		return
 	}
+	// MSAL adds openid, offline_access and profile to the resource's
+	// <audience>/.default scope.
+	audience := ""
+	for _, sc := range strings.Fields(form.Get("scope")) {
+		if a, ok := strings.CutSuffix(sc, "/.default"); ok {
+			audience = a
+		}
+	}
+	if s.opts.Audience != "" && !sameAudience(audience, s.opts.Audience) {
+		aadError(w, http.StatusBadRequest, "invalid_resource", fmt.Sprintf("AADSTS500011: The resource principal named %s was not found in the tenant named %s. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant.", audience, tenant))
+		return
+	}
 	var b [24]byte
 	_, _ = rand.Read(b[:])
 	tok := "fakearm." + hex.EncodeToString(b[:])
 	s.ad.mu.Lock()
-	s.ad.tokens[tok] = issued{app: app, expires: s.opts.Now().Add(tokenLifetime)}
+	s.ad.tokens[tok] = issued{app: app, expires: s.opts.Now().Add(tokenLifetime), audience: audience}
 	s.ad.mu.Unlock()
 	secs := int(tokenLifetime / time.Second)
 	writeJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": secs, "ext_expires_in": secs, "access_token": tok})
@@ -173,6 +193,9 @@ func (s *Server) permitted(w http.ResponseWriter, r *http.Request, segs []string
 		return false
 	case s.opts.Now().After(g.expires):
 		armError(w, http.StatusUnauthorized, "ExpiredAuthenticationToken", "The access token expiry UTC time is earlier than current UTC time.", "")
+		return false
+	case s.opts.Audience != "" && !sameAudience(g.audience, s.opts.Audience):
+		armError(w, http.StatusUnauthorized, "InvalidAuthenticationTokenAudience", fmt.Sprintf("The access token has been obtained for wrong audience or resource '%s'. It should exactly match with one of the allowed audiences '%s'.", g.audience, s.opts.Audience), "")
 		return false
 	}
 	if len(segs) < 2 || !strings.EqualFold(segs[0], "subscriptions") {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	rarm "github.com/armature-dev/armature/runtime/arm"
@@ -177,5 +179,44 @@ func TestProviderRegistration(t *testing.T) {
 	}
 	if _, err := c.Put(ctx, sa, stAPI, body); err != nil {
 		t.Errorf("registered: %v", err)
+	}
+}
+
+// TestAudience: an emulator of a sovereign cloud issues tokens only for its
+// audience: a client configured for another cloud gets Azure AD's
+// AADSTS500011 and never reaches ARM; one configured for this cloud works.
+func TestAudience(t *testing.T) {
+	_, gov, err := rarm.LookupCloud("AzureUSGovernment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa := startApps(t, fakearm.Options{Audience: gov.Services[cloud.ResourceManager].Audience, Apps: []fakearm.App{
+		{Tenant: "tenant-a", ClientID: "app-a", Secret: "s3cret", Subscriptions: []string{subA}},
+	}})
+	rg := "/subscriptions/" + subA + "/resourceGroups/gov"
+	client := func(c cloud.Configuration) rarm.Client {
+		sp := rarm.ServicePrincipal{TenantID: "tenant-a", ClientID: "app-a", ClientSecret: "s3cret"}
+		cred, err := sp.Credential(rarm.AuthOptions{AuthorityHost: fa.URL, DisableInstanceDiscovery: true, Transport: fa.HTTPClient()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := rarm.NewClient(rarm.Options{Cloud: c, Endpoint: fa.URL, Credential: cred, Transport: fa.HTTPClient()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	_, err = client(cloud.AzurePublic).Put(context.Background(), rg, rgAPI, []byte(`{"location":"westeurope"}`))
+	var te *rarm.TokenError
+	if !errors.As(err, &te) || !strings.Contains(te.Message(), "AADSTS500011") {
+		t.Errorf("a token for the public cloud's audience: %v", err)
+	}
+	if _, err := client(gov).Put(context.Background(), rg, rgAPI, []byte(`{"location":"westeurope"}`)); err != nil {
+		t.Errorf("a token for this cloud's audience: %v", err)
+	}
+	for _, e := range fa.Journal() {
+		if e.Method == http.MethodPut && e.Status == http.StatusUnauthorized {
+			t.Errorf("a call with the wrong audience reached ARM: %s", e.Path)
+		}
 	}
 }

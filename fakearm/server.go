@@ -64,6 +64,14 @@ type Options struct {
 	// When there is one, ARM calls need a token it issued for an app that
 	// may use the subscription of the path (or Token). Defaults to none.
 	Apps []App
+	// Audience, when set, is the token audience this ARM accepts (a
+	// sovereign cloud's, e.g. https://management.usgovcloudapi.net/): the
+	// token endpoint issues tokens only for the scope <Audience>/.default
+	// (else 400 invalid_resource, AADSTS500011, as Azure AD answers a
+	// resource it does not know), and an ARM call with a token issued for
+	// another audience is 401 InvalidAuthenticationTokenAudience. Token
+	// (the static one) is not checked. Defaults to none: any scope.
+	Audience string
 	// Unregistered names, per subscription id, the resource provider
 	// namespaces the subscription is not registered with: their calls
 	// answer 409 MissingSubscriptionRegistration until POST
