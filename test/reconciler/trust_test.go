@@ -2,6 +2,8 @@ package reconciler_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
@@ -133,4 +136,73 @@ func TestNoSilentTakeover(t *testing.T) {
 	if n := calls(fa, http.MethodDelete, armID("shared")); n != 0 {
 		t.Errorf("deleting the second object sent %d DELETEs of the first one's group", n)
 	}
+}
+
+// TestWritesPerGenerationUnderFaults: ARM writes of one generation under
+// the faults that made the operator loop. Each figure is logged.
+func TestWritesPerGenerationUnderFaults(t *testing.T) {
+	t.Run("OperationLostResourceThere", func(t *testing.T) {
+		// Every poll of an operation answers 404: the resource is read,
+		// and it is there.
+		fa := startARM(t, 2)
+		fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodGet, PathContains: "/asyncoperations/", Status: http.StatusNotFound, Code: "NotFound"})
+		ns := namespace(t)
+		startOperator(t, fa, ns, reconciler.Config{})
+		rg, sa := resourceGroup(ns, "lost"), storageAccount(ns, "lostop01", "lost")
+		create(t, rg, sa)
+		waitReady(t, rg, sa)
+		time.Sleep(2 * time.Second)
+		id := armID("lost", "Microsoft.Storage", "storageAccounts", "lostop01")
+		n := calls(fa, http.MethodPut, id)
+		t.Logf("poll answered 404, resource there: %d PUT in one generation", n)
+		if n != 1 {
+			t.Errorf("%d PUTs, want 1", n)
+		}
+	})
+	t.Run("OperationLostResourceGone", func(t *testing.T) {
+		// Every poll answers 404 and so does every GET of the account: the
+		// write is retried with backoff, at most MaxWritesPerGeneration
+		// times.
+		fa := startARM(t, 2)
+		fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodGet, PathContains: "/asyncoperations/", Status: http.StatusNotFound, Code: "NotFound"})
+		fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodGet, PathContains: "/storageAccounts/gone01", Status: http.StatusNotFound, Code: "ResourceNotFound"})
+		ns := namespace(t)
+		startOperator(t, fa, ns, reconciler.Config{RetryBackoff: reconciler.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}, MaxWritesPerGeneration: 5})
+		rg, sa := resourceGroup(ns, "gone"), storageAccount(ns, "gone01", "gone")
+		create(t, rg, sa)
+		waitReady(t, rg)
+		waitReason(t, sa, reconciler.ReasonWriteLoop)
+		time.Sleep(3 * time.Second)
+		id := armID("gone", "Microsoft.Storage", "storageAccounts", "gone01")
+		n := calls(fa, http.MethodPut, id)
+		t.Logf("poll and GET answered 404: %d PUTs in one generation, then %s", n, reconciler.ReasonWriteLoop)
+		if n != 5 {
+			t.Errorf("%d PUTs, want 5 (MaxWritesPerGeneration)", n)
+		}
+	})
+	t.Run("BodyOverTheAnnotationLimit", func(t *testing.T) {
+		// A deployment whose template is larger than all of an object's
+		// annotations may be (256 KiB): its record is a digest.
+		fa := startARM(t, 1)
+		ns := namespace(t)
+		startOperator(t, fa, ns, reconciler.Config{})
+		big := make([]byte, 150<<10)
+		_, _ = rand.Read(big)
+		rg := resourceGroup(ns, "big")
+		dep := cr("Deployment", resourcesAPI, ns, "big-template", map[string]any{
+			"owner": map[string]any{"name": "big"},
+			"properties": map[string]any{"mode": "Incremental", "template": map[string]any{
+				"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0",
+				"resources": []any{}, "variables": map[string]any{"blob": hex.EncodeToString(big)},
+			}},
+		})
+		create(t, rg, dep)
+		waitReady(t, rg, dep)
+		time.Sleep(2 * time.Second)
+		n := calls(fa, http.MethodPut, armID("big")+"/providers/Microsoft.Resources/deployments/big-template")
+		t.Logf("a 300 KiB template: %d PUT (record: %.12s…)", n, get(t, dep).GetAnnotations()[reconciler.AnnotationOperation]+get(t, dep).GetAnnotations()[reconciler.AnnotationLastApplied])
+		if n != 1 {
+			t.Errorf("%d PUTs of the deployment, want 1", n)
+		}
+	})
 }
