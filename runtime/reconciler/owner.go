@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
@@ -117,18 +116,7 @@ func ownerRequired(d *descriptor.Descriptor) error {
 // spec.owner names owner by group, kind and name.
 func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object) []reconcile.Request {
 	gvk := owner.GetObjectKind().GroupVersionKind()
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	key := ownerKey(gvk.Group, gvk.Kind, owner.GetName())
-	if err := r.slimReader().List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerAnyIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "list extension resources", "owner", key, "kind", r.Desc.Kind)
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, c := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
-	}
-	return out
+	return r.indexed(ctx, owner.GetNamespace(), ownerAnyIndex, ownerKey(gvk.Group, gvk.Kind, owner.GetName()))
 }
 
 // watchAnyOwner makes an extension kind's controller requeue the objects

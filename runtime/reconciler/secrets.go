@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -181,17 +180,7 @@ var _ client.Reader = (*SecretReader)(nil)
 
 // secretReferrers lists the objects of the kind that reference a Secret.
 func (r *Reconciler) secretReferrers(ctx context.Context, secret client.Object) []reconcile.Request {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	if err := r.slimReader().List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{secretIndex: secret.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "list the referrers of a Secret", "secret", secret.GetName(), "kind", r.Desc.Kind)
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, c := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
-	}
-	return out
+	return r.indexed(ctx, secret.GetNamespace(), secretIndex, secret.GetName())
 }
 
 // secretChanged passes a Secret's creation and a change of its content

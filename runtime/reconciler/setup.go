@@ -187,10 +187,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // children lists the custom resources an owner owns.
 func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconcile.Request {
+	return r.indexed(ctx, owner.GetNamespace(), ownerIndex, owner.GetName())
+}
+
+// indexed returns a request for each object of the kind in namespace ns
+// whose field index has value.
+func (r *Reconciler) indexed(ctx context.Context, ns, index, value string) []reconcile.Request {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	if err := r.slimReader().List(ctx, list, client.InNamespace(owner.GetNamespace()), client.MatchingFields{ownerIndex: owner.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "list children", "owner", owner.GetName(), "kind", r.Desc.Kind)
+	if err := r.slimReader().List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "list by index", "index", index, "value", value, "kind", r.Desc.Kind)
 		return nil
 	}
 	// Only names are read: the cache's objects are not copied.
