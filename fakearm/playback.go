@@ -28,8 +28,9 @@ import (
 //   - a GET of a resource is answered with the recorded GETs of the
 //     current state, in order, the last one repeated; when the recording
 //     has none in that state, with the nearest recorded GET of the same
-//     existence (present: a 200; absent: a 404); before the resource's
-//     first write, with a derived 404 when it has no absent GET;
+//     existence (present: a 200; absent: a 404); while it is absent
+//     (before its first write, after refused writes), with a derived 404
+//     when it has no absent GET;
 //   - a GET of an operation URL (an Azure-AsyncOperation or Location an
 //     answer named) is answered with the recorded polls of that URL, in
 //     order, the last one repeated. When the recorded client polled the
@@ -300,10 +301,11 @@ func (p *Playback) choose(method, path string) (int, int) {
 				return res.writes[res.last], http.StatusOK
 			}
 		}
-		if res.last < 0 && res.state == 0 {
-			// Read before its first write (the reconciler's check that
-			// nothing is there before a create), in a recording that never
-			// read it absent: ARM's answer is a 404.
+		if !res.present(p.c) {
+			// Read while absent — before its first write (the reconciler's
+			// check that nothing is there before a create), or after writes
+			// ARM refused — in a recording that never read it absent:
+			// ARM's answer is a 404.
 			return -1, http.StatusNotFound
 		}
 		return -1, 0
@@ -355,12 +357,18 @@ func (r *pbResource) get(c *cassette.Cassette) int {
 	return i
 }
 
+// present reports whether the resource exists after the writes answered
+// so far: the last one succeeded and was no DELETE.
+func (r *pbResource) present(c *cassette.Cassette) bool {
+	return r.last >= 0 && c.Interactions[r.writes[r.last]].Request.Method != http.MethodDelete && c.Interactions[r.writes[r.last]].Response.Code < 300
+}
+
 // peek is the GET answer get would give, without moving on.
 func (r *pbResource) peek(c *cassette.Cassette) int {
 	if gs := r.gets[r.state]; len(gs) > 0 {
 		return gs[min(r.cursor[r.state], len(gs)-1)]
 	}
-	present := r.last >= 0 && c.Interactions[r.writes[r.last]].Request.Method != http.MethodDelete && c.Interactions[r.writes[r.last]].Response.Code < 300
+	present := r.present(c)
 	want := func(i int) bool {
 		code := c.Interactions[i].Response.Code
 		return present && code == http.StatusOK || !present && code == http.StatusNotFound

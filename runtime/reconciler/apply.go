@@ -121,6 +121,9 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	res, err := r.armCall(ctx, st, w.Verb, id, payload)
 	if err != nil {
+		if cerr := r.refusedIntent(ctx, st, err); cerr != nil {
+			return reconcile.Result{}, step(stepRecord, cerr)
+		}
 		result, ferr := r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
 		if st.refused {
 			r.refusals.Store(st.obj.GetUID(), refusal{write: write, err: step(stepWrite(w.Verb, id), err)})
@@ -131,6 +134,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	r.budget.add(st.obj.GetUID(), st.obj.GetGeneration())
 	r.wroteNow(st)
 	if !res.Done() {
+		if intent != nil && intent.Applied == stored {
+			// The intent on the object survives a restart: the token is
+			// kept in memory, with no apiserver write (pending.go).
+			return r.follow(st, intent, res), nil
+		}
 		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, stored)
 	}
 	if intent != nil && intent.Applied == stored {

@@ -82,6 +82,9 @@ type Reconciler struct {
 	// settle it (Config.MaxWritesPerGeneration). The reconcilers of a
 	// kind's versions share it.
 	budget *writeBudget
+	// pending are the create operations this process follows from memory
+	// (pending.go). The reconcilers of a kind's versions share them.
+	pending *pendingOps
 	// lastWrite holds, per object UID, when ARM last accepted a write of
 	// it (time.Time): a 404 soon after is read-after-write lag.
 	lastWrite sync.Map
@@ -102,7 +105,7 @@ type Reconciler struct {
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, budget: &writeBudget{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, budget: &writeBudget{}, pending: &pendingOps{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
 	r.seal = newSealer(r.Config.StateKey)
 	registerSecretPaths(d)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
@@ -223,6 +226,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	}
 	if op := st.operation(); op.polled() && !st.opDone(op) {
 		return r.poll(ctx, st, id, op)
+	}
+	if op := r.pending.of(st); op != nil {
+		return r.poll(ctx, st, id, op)
+	}
+	if intent := st.operation(); intent != nil && !intent.polled() && !st.opDone(intent) && st.policy.CorrectsDrift() {
+		if done, res, err := r.recoverIntent(ctx, st, id, intent); done {
+			return res, err
+		}
 	}
 	return r.apply(ctx, st, id)
 }
@@ -448,6 +459,7 @@ func (r *Reconciler) remember(st *state) {
 		r.refusals.Delete(obj.GetUID())
 		r.budget.reset(obj.GetUID())
 		r.failures.reset(obj.GetUID())
+		r.pending.forget(obj.GetUID())
 		return
 	}
 	if rv := obj.GetResourceVersion(); rv != st.readVersion {

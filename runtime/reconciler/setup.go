@@ -84,6 +84,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			v := make1(d)
 			v.written = m.written // one record of writes whichever version wrote
 			v.budget = m.budget
+			v.pending = m.pending
 			m.versions[d.Version] = v
 		}
 	}

@@ -98,6 +98,9 @@ func (st *state) settled() bool {
 // create recorded before its PUT, no token) is identified by its body and
 // start.
 func opHash(op *operation) string {
+	if op.completes != "" {
+		return op.completes
+	}
 	if op.Token == "" {
 		return op.Verb + " " + hash(op.Applied+" "+op.Started)
 	}

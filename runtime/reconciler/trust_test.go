@@ -254,11 +254,74 @@ func TestCreateClaimsFirst(t *testing.T) {
 	if _, err := reconcileOnce(t, r, obj); err != nil {
 		t.Fatal(err)
 	}
-	if w := a.writes(); len(w) != 1 || w[0] != "PUT "+id {
-		t.Errorf("after a crash before the record: writes %v, want the PUT again", w)
+	if w := a.writes(); len(w) != 0 {
+		t.Errorf("after a crash before the record, the resource there: writes %v, want none (the intent says the create was sent)", w)
 	}
-	if reason := readyReason(current(t, c, r, obj)); reason == ReasonAzureResourceExists {
-		t.Error("its own resource is taken for another's")
+	u = current(t, c, r, obj)
+	if reason := readyReason(u); reason != ReasonSucceeded {
+		t.Errorf("Ready reason %q: its own resource is not recognised", reason)
+	}
+	// The same crash, the resource not there: the PUT never took, it is
+	// sent.
+	u.Object["status"] = map[string]any{}
+	if err := c.Status().Update(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	a.calls = nil
+	a.get = nil
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.writes(); len(w) != 1 || w[0] != "PUT "+id {
+		t.Errorf("after a crash, the resource absent: writes %v, want the PUT again", w)
+	}
+}
+
+// TestCreateOperationInMemory: a create's long-running operation is
+// followed from memory (no apiserver write for its token); after a
+// restart (a new reconciler, the memory gone) the intent is read back and
+// the resource observed: one PUT in all.
+func TestCreateOperationInMemory(t *testing.T) {
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g13"
+	polls := 0
+	a := &scriptARM{
+		put:  func(string) (*arm.Result, error) { return &arm.Result{Status: http.StatusCreated, Token: "op-13"}, nil },
+		poll: func(string) (*arm.Result, error) { polls++; return &arm.Result{Status: http.StatusAccepted, Token: "op-13"}, nil },
+	}
+	obj := gadgetObject("g13")
+	r, c, _ := gadgetReconciler(t, a, obj)
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	u := current(t, c, r, obj)
+	if op := parseOperation(u.GetAnnotations()[AnnotationOperation]); op == nil || op.polled() {
+		t.Errorf("operation annotation %v: want the intent only (no token written)", u.GetAnnotations()[AnnotationOperation])
+	}
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	if polls != 1 {
+		t.Errorf("%d polls from memory, want 1", polls)
+	}
+	// A restart: a new reconciler with the same key, no memory.
+	r2 := New(c, a, r.Desc, "", nil, r.Config)
+	a.get = func(string) (*arm.Result, error) {
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id, "location": "westeurope"}}, nil
+	}
+	if _, err := reconcileOnce(t, r2, obj); err != nil {
+		t.Fatal(err)
+	}
+	puts := 0
+	for _, w := range a.writes() {
+		if strings.HasPrefix(w, "PUT") {
+			puts++
+		}
+	}
+	if puts != 1 {
+		t.Errorf("%d PUTs across a restart, want 1", puts)
+	}
+	if reason := readyReason(current(t, c, r, obj)); reason != ReasonSucceeded {
+		t.Errorf("Ready reason %q after the restart", reason)
 	}
 }
 
