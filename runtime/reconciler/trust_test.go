@@ -285,8 +285,11 @@ func TestCreateOperationInMemory(t *testing.T) {
 	id := gadgetOwner + "/providers/Test.RP/gadgets/g13"
 	polls := 0
 	a := &scriptARM{
-		put:  func(string) (*arm.Result, error) { return &arm.Result{Status: http.StatusCreated, Token: "op-13"}, nil },
-		poll: func(string) (*arm.Result, error) { polls++; return &arm.Result{Status: http.StatusAccepted, Token: "op-13"}, nil },
+		put: func(string) (*arm.Result, error) { return &arm.Result{Status: http.StatusCreated, Token: "op-13"}, nil },
+		poll: func(string) (*arm.Result, error) {
+			polls++
+			return &arm.Result{Status: http.StatusAccepted, Token: "op-13"}, nil
+		},
 	}
 	obj := gadgetObject("g13")
 	r, c, _ := gadgetReconciler(t, a, obj)
