@@ -16,8 +16,11 @@
 //     any resource) names it with spec.owner.group and kind, any kind the
 //     operator registers (owner.go).
 //  4. An operation in flight (its azcore resume token is kept in the
-//     armature.dev/operation annotation) is polled once; the worker never
-//     blocks on it.
+//     armature.dev/operation annotation; a create's, in memory, beside the
+//     intent recorded before its PUT: pending.go) is polled once; the
+//     worker never blocks on it. Records read back are sealed to the
+//     object (seal.go); a create is preceded by a GET and a claim
+//     (claim.go).
 //  5. Build the desired ARM body from spec (Secret references resolved at
 //     call time; their values are hashed in the last-applied annotation and
 //     never stored; the kind's MutateBody hook). decide — one pure function
