@@ -80,7 +80,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	}
 	stored := storeApplied(applied)
 	if w.Verb == "" {
-		if rec, _ := st.seal.armID(st.obj); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
+		if rec, _ := st.claimedID(); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
 			// Adopted in sync, or written before the ARM id was sealed (an
 			// earlier operator version): record what the spec says and the
 			// id derived from it, without a write to ARM.

@@ -81,7 +81,7 @@ func (r *Reconciler) claimant(ctx context.Context, st *state, id string) (string
 // then needs no metadata write of its own (its end goes to
 // status.lastOperation).
 func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied string) (done bool, intent *operation, res reconcile.Result, err error) {
-	if rec, _ := st.seal.armID(st.obj); rec != "" && strings.EqualFold(rec, id) {
+	if rec, _ := st.claimedID(); rec != "" && strings.EqualFold(rec, id) {
 		return false, nil, res, nil // claimed before: the resource, if there, is this object's
 	}
 	if other, err := r.claimant(ctx, st, id); err != nil || other != "" {

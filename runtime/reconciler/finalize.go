@@ -57,7 +57,7 @@ func (r *Reconciler) deleteID(st *state) string {
 	if rid, _ := spec(st.obj)["resourceID"].(string); rid != "" {
 		return rid
 	}
-	id, forged := st.seal.armID(st.obj)
+	id, forged := st.claimedID()
 	if forged {
 		r.event(st, corev1.EventTypeWarning, EventRecordIgnored, "annotation "+AnnotationARMID+" is not a record this operator sealed to this object: nothing is deleted on its word")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,9 +154,34 @@ func (st *state) operation() *operation {
 	}
 	op, ok := st.seal.openOperation(st.obj.GetUID(), raw)
 	if !ok {
+		if op != nil && !op.polled() && st.opDone(op) {
+			// Status, which only the operator writes (the status
+			// subresource), records this finished create as done: a record
+			// sealed under another key (a new state key) still counts. It
+			// is never polled.
+			return op
+		}
 		return nil
 	}
 	return op
+}
+
+// claimedID is the ARM id the object claimed: its sealed AnnotationARMID;
+// else, when the seal does not verify (a new state key), the annotation
+// if status — which only the operator writes — holds the same id and a
+// finished operation. forged reports an annotation neither vouches for.
+func (st *state) claimedID() (id string, forged bool) {
+	id, forged = st.seal.armID(st.obj)
+	if !forged {
+		return id, false
+	}
+	a := st.obj.GetAnnotations()[AnnotationARMID]
+	if sid, _ := st.orig["id"].(string); sid != "" && strings.EqualFold(a, sid) {
+		if done, _ := st.orig["lastOperation"].(string); done != "" {
+			return a, false
+		}
+	}
+	return "", true
 }
 
 // forgedOperation reports an operation annotation that is not a record

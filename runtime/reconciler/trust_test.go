@@ -633,3 +633,47 @@ func TestLargeBodyRecorded(t *testing.T) {
 		t.Errorf("the annotations hold %d bytes", size)
 	}
 }
+
+// TestNewStateKey: a new state key (its Secret deleted, an operator run
+// outside a pod restarted) does not make the objects' own resources
+// strangers: what status — written only by the operator — vouches for
+// still counts. No write to ARM, Ready, and deleting deletes its own id.
+func TestNewStateKey(t *testing.T) {
+	id := gadgetOwner + "/providers/Test.RP/gadgets/g14"
+	a := &scriptARM{}
+	obj := gadgetObject("g14")
+	r, c, _ := gadgetReconciler(t, a, obj)
+	if _, err := reconcileOnce(t, r, obj); err != nil {
+		t.Fatal(err)
+	}
+	a.get = func(string) (*arm.Result, error) {
+		return &arm.Result{Status: http.StatusOK, Body: map[string]any{"id": id, "location": "westeurope"}}, nil
+	}
+	cfg := r.Config
+	cfg.StateKey = []byte("another-key")
+	r2 := New(c, a, r.Desc, "", nil, cfg)
+	a.calls = nil
+	for range 2 {
+		if _, err := reconcileOnce(t, r2, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := a.writes(); len(w) != 0 {
+		t.Errorf("writes under a new key: %v", w)
+	}
+	if an := current(t, c, r, obj).GetAnnotations(); an[AnnotationOperation] == "" && an[AnnotationLastApplied] == "" {
+		t.Error("the finished create's record was discarded, and the last-applied body with it")
+	}
+	if reason := readyReason(current(t, c, r, obj)); reason != ReasonSucceeded {
+		t.Errorf("Ready reason %q under a new key", reason)
+	}
+	if err := c.Delete(context.Background(), current(t, c, r, obj)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reconcileOnce(t, r2, obj); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.writes(); len(w) != 1 || w[0] != "DELETE "+id {
+		t.Errorf("deleting under a new key: %v, want the DELETE of its own id", w)
+	}
+}

@@ -73,15 +73,18 @@ func startOperatorProcess(b *testing.B, bin, dir string, fa *fakearm.Running, ns
 	if err != nil {
 		b.Fatal(err)
 	}
-	scope := []string{"--watch-namespaces", ns, "--default-credential-namespaces", ns}
+	// One state key for the bench's operators (a deployed operator keeps
+	// it in its namespace), so that a restarted one knows their records.
+	key := "--state-key-secret=default/armature-bench-state-key"
+	scope := []string{key, "--watch-namespaces", ns, "--default-credential-namespaces", ns}
 	if ns == "" {
 		// Every namespace, as a cluster-wide install.
-		scope = []string{"--default-credential-namespaces", "*"}
+		scope = []string{key, "--default-credential-namespaces", "*"}
 	}
 	if os.Getenv("ARMATURE_BENCH_LEGACY_FLAGS") != "" {
 		// A binary from before --default-credential-namespaces (a
 		// before/after measurement with ARMATURE_BENCH_OPERATOR_BIN).
-		scope = scope[:len(scope)-2]
+		scope = scope[1 : len(scope)-2]
 	}
 	args := append(append(scope,
 		"--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
