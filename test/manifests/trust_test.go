@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -264,7 +266,7 @@ func TestTrust(t *testing.T) {
 			t.Errorf("a write to B's subscription: %s %s %d", e.Method, e.Path, e.Status)
 		}
 	}
-	for _, k := range sortedKeys(outcomes) {
+	for _, k := range slices.Sorted(maps.Keys(outcomes)) {
 		t.Logf("%-75s %s", k+":", outcomes[k])
 	}
 }
@@ -437,17 +439,3 @@ func firstLine(s string) string {
 	return s
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-}
