@@ -438,4 +438,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
