@@ -15,4 +15,4 @@
 // bench-secrets; docs/scale.md): time to Ready against the apiserver's
 // same-data floor, writes and ARM calls per create, a no-op resync's ARM
 // reads, the operator's memory.
-package reconciler_test
+package reconciler
