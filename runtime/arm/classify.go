@@ -3,6 +3,7 @@ package arm
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -78,6 +79,15 @@ type Rule struct {
 	// Register marks the row whose error a provider registration cures
 	// (the operator's --register-providers).
 	Register bool
+	// CreateOnly marks a create-only refusal: Azure refuses to change, on a
+	// resource that exists, a property it sets only at create (class
+	// object-change). The reconciler's condition names the property (ARM's
+	// target, else the one the message quotes, else Property, else what the
+	// write changed) and says how to recover.
+	CreateOnly bool
+	// Property is the property a CreateOnly row's code is about, from the
+	// body root ("location"); "" when the answer must say which.
+	Property string
 	// Source is where the row's behaviour comes from: ARM's documentation
 	// of the code, or a recording.
 	Source string
@@ -102,6 +112,12 @@ const (
 	srcNested     = "recording test/recordings/Test_Networking_PrivateDnsZone_CRUD.yaml (409 CannotDeleteResource while a virtual network link exists, 202 once it is deleted)"
 	srcReferenced = "recording test/recordings/Test_Networking_PrivateEndpoint_CRUD.yaml (a DNS zone group DELETE answered 400 ReferencedResourceNotProvisioned while its endpoint was deleted, 204 on the next try)"
 	srcPrincipal  = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
+	// Create-only refusals: ARM answers quoted in public reports.
+	srcPropertyChange = srcCommon + " (some properties of a deployed resource cannot be changed); AKS: https://github.com/Azure/terraform-azurerm-avm-res-containerservice-managedcluster/issues/166 (400, target dnsPrefix: “Changing property 'dnsPrefix' is not allowed.”)"
+	srcAccountProp    = "https://github.com/Azure/azure-rest-api-specs/issues/18441 (Storage, 400 AccountPropertyCannotBeUpdated: “The property 'isHnsEnabled' was specified in the input, but it cannot be updated as it is read-only.”)"
+	srcRoleUpdate     = "https://github.com/JetBrains/teamcity-azure-template/issues/10 (a role assignment name PUT again with another principal: “Tenant ID, application ID, principal ID, and scope are not allowed to be updated.”)"
+	srcRGLocation     = "https://github.com/Azure/azure-cli/issues/22242 (“Invalid resource group location 'eastus'. The Resource group already exists in location 'westus'.”)"
+	srcResLocation    = srcCommon + "; https://github.com/Azure/azure-service-operator/issues/784 (“The resource '…' already exists in location 'westus' in resource group 'helm'. A resource with the same name cannot be created in location 'eastus'.”)"
 )
 
 const (
@@ -166,18 +182,24 @@ var Rules = []Rule{
 	// A 400, but transient: Entra ID replicates a new principal.
 	{Match: Match{Code: "PrincipalNotFound"}, Class: ClassRetry, Hint: hintPrincipal, Source: srcPrincipal},
 
+	// Create-only refusals (object change): a property Azure sets only at
+	// create was changed on a resource that exists.
+	{Match: Match{Code: "PropertyChangeNotAllowed"}, Class: ClassObjectChange, CreateOnly: true, Source: srcPropertyChange},
+	{Match: Match{Code: "AccountPropertyCannotBeUpdated"}, Class: ClassObjectChange, CreateOnly: true, Source: srcAccountProp},
+	{Match: Match{Code: "RoleAssignmentUpdateNotPermitted"}, Class: ClassObjectChange, CreateOnly: true, Source: srcRoleUpdate},
+	{Match: Match{Code: "InvalidResourceGroupLocation"}, Class: ClassObjectChange, CreateOnly: true, Property: "location", Source: srcRGLocation},
+	{Match: Match{Code: "InvalidResourceLocation"}, Class: ClassObjectChange, CreateOnly: true, Property: "location", Source: srcResLocation},
+
 	// Wait for a change of the object.
 	{Match: Match{Code: "OperationNotAllowed", MessageContains: "quota"}, Class: ClassObjectChange, Source: srcQuota},
 	{Match: Match{Code: "ResourceQuotaExceeded"}, Class: ClassObjectChange, Source: srcQuota},
 	{Match: Match{Code: "QuotaExceeded"}, Class: ClassObjectChange, Source: srcQuota},
 	{Match: Match{Code: "OperationNotAllowed"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "SkuNotAvailable"}, Class: ClassObjectChange, Source: srcSku},
-	{Match: Match{Code: "InvalidResourceLocation"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "LocationNotAvailableForResourceGroup"}, Class: ClassObjectChange, Source: srcRecordedRG},
 	{Match: Match{Code: "InvalidParameter"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "BadRequest"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "InvalidRequestContent"}, Class: ClassObjectChange, Source: srcCommon},
-	{Match: Match{Code: "PropertyChangeNotAllowed"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "RequestDisallowedByPolicy"}, Class: ClassObjectChange, Source: srcCommon},
 
 	// By status, for the codes above none names.
@@ -203,6 +225,13 @@ type Classification struct {
 	// Rule is the row that matched; nil for the fallback of an answer no
 	// row matches.
 	Rule *Rule
+	// CreateOnly is set for a create-only refusal (the row's CreateOnly).
+	CreateOnly bool
+	// Property is, for a create-only refusal, the property the answer
+	// names: ARM's target, else the one its message quotes ('isHnsEnabled'),
+	// else the row's Property; "" when none says. It is ARM's spelling
+	// (often relative to properties: "dnsPrefix").
+	Property string
 }
 
 // Classify finds the row of err, an error from a Client (it unwraps). ok is
@@ -227,13 +256,34 @@ func Classify(err error, call Call) (c Classification, ok bool) {
 		if !r.matches(ae, call) {
 			continue
 		}
-		return Classification{Class: r.Class, Reason: reason(ae, r.Reason), Code: ae.Code, Message: join(message(ae), r.Hint), Rule: r}, true
+		c := Classification{Class: r.Class, Reason: reason(ae, r.Reason), Code: ae.Code, Message: join(message(ae), r.Hint), Rule: r, CreateOnly: r.CreateOnly}
+		if r.CreateOnly {
+			c.Property = refusedProperty(ae, r.Property)
+		}
+		return c, true
 	}
 	class := ClassObjectChange
 	if ae.Status == http.StatusRequestTimeout || ae.Status == http.StatusTooManyRequests || ae.Status >= 500 {
 		class = ClassRetry
 	}
 	return Classification{Class: class, Reason: reason(ae, "HTTP"+strconv.Itoa(ae.Status)), Code: ae.Code, Message: message(ae)}, true
+}
+
+// quotedProperty finds the property a refusal's message quotes: "Changing
+// property 'dnsPrefix' is not allowed.", "The property 'isHnsEnabled' was
+// specified in the input, but it cannot be updated".
+var quotedProperty = regexp.MustCompile(`(?i)\bproperty '([^']+)'`)
+
+// refusedProperty is the property a create-only refusal names: ARM's
+// target, else the one its message quotes, else the row's.
+func refusedProperty(e *Error, row string) string {
+	if t := strings.TrimSpace(e.Target); t != "" {
+		return t
+	}
+	if m := quotedProperty.FindStringSubmatch(e.Message); m != nil {
+		return m[1]
+	}
+	return row
 }
 
 func (r *Rule) matches(e *Error, call Call) bool {

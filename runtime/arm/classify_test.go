@@ -115,6 +115,69 @@ func TestClassifyMessage(t *testing.T) {
 	}
 }
 
+// TestCreateOnlyRefusal: the create-only rows name the property ARM's
+// answer names: its target, else the property its message quotes, else the
+// row's own.
+func TestCreateOnlyRefusal(t *testing.T) {
+	type want struct {
+		Class      arm.Class
+		CreateOnly bool
+		Property   string
+	}
+	cases := map[string]struct {
+		reason string
+		err    *arm.Error
+		want   want
+	}{
+		"Target": {
+			reason: "AKS answers with a target (Azure/terraform-azurerm-avm-res-containerservice-managedcluster#166)",
+			err:    &arm.Error{Status: 400, Code: "PropertyChangeNotAllowed", Message: "Changing property 'dnsPrefix' is not allowed.", Target: "dnsPrefix"},
+			want:   want{arm.ClassObjectChange, true, "dnsPrefix"},
+		},
+		"QuotedInMessage": {
+			reason: "without a target, the property the message quotes",
+			err:    &arm.Error{Status: 400, Code: "PropertyChangeNotAllowed", Message: "Changing property 'linuxConfiguration.ssh.publicKeys' is not allowed."},
+			want:   want{arm.ClassObjectChange, true, "linuxConfiguration.ssh.publicKeys"},
+		},
+		"StorageQuoted": {
+			reason: "Storage quotes the property (Azure/azure-rest-api-specs#18441)",
+			err:    &arm.Error{Status: 400, Code: "AccountPropertyCannotBeUpdated", Message: "The property 'isHnsEnabled' was specified in the input, but it cannot be updated as it is read-only. For more information, see - https://aka.ms/storageaccountupdate"},
+			want:   want{arm.ClassObjectChange, true, "isHnsEnabled"},
+		},
+		"RoleAssignment": {
+			reason: "the message names no property path: the reconciler falls back to what the write changed",
+			err:    &arm.Error{Status: 400, Code: "RoleAssignmentUpdateNotPermitted", Message: "Tenant ID, application ID, principal ID, and scope are not allowed to be updated."},
+			want:   want{arm.ClassObjectChange, true, ""},
+		},
+		"ResourceGroupLocation": {
+			reason: "the code itself says which property: location",
+			err:    &arm.Error{Status: 409, Code: "InvalidResourceGroupLocation", Message: "Invalid resource group location 'eastus'. The Resource group already exists in location 'westus'."},
+			want:   want{arm.ClassObjectChange, true, "location"},
+		},
+		"ResourceLocation": {
+			reason: "a resource that exists in another location",
+			err:    &arm.Error{Status: 400, Code: "InvalidResourceLocation", Message: "The resource 'x' already exists in location 'westus' in resource group 'helm'. A resource with the same name cannot be created in location 'eastus'."},
+			want:   want{arm.ClassObjectChange, true, "location"},
+		},
+		"NotCreateOnly": {
+			reason: "an ordinary object-change error is no create-only refusal",
+			err:    &arm.Error{Status: 400, Code: "InvalidParameter", Message: "The property 'sku' is bad.", Target: "sku"},
+			want:   want{arm.ClassObjectChange, false, ""},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, ok := arm.Classify(tc.err, arm.Call{Method: "PUT"})
+			if !ok {
+				t.Fatalf("%s: not classified", tc.reason)
+			}
+			if diff := cmp.Diff(tc.want, want{c.Class, c.CreateOnly, c.Property}); diff != "" {
+				t.Errorf("%s: -want +got\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 // TestRules: every row has a class, a source and something to match, and
 // no row is shadowed by an earlier one.
 func TestRules(t *testing.T) {
@@ -185,7 +248,7 @@ var classNames = map[arm.Class]string{
 func errorsDoc() string {
 	var b strings.Builder
 	b.WriteString(errorsDocHead)
-	b.WriteString("| # | Status | ARM code | Also | Class | Reason without a code | Register | Source |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| # | Status | ARM code | Also | Class | Reason without a code | Register | Create-only refusal | Source |\n|---|---|---|---|---|---|---|---|---|\n")
 	for i, r := range arm.Rules {
 		cell := func(s string) string {
 			if s == "" {
@@ -197,11 +260,14 @@ func errorsDoc() string {
 		if r.Register {
 			reg = "yes"
 		}
-		src := r.Source
-		if strings.HasPrefix(src, "https://") {
-			src = "[" + strings.TrimPrefix(src[strings.LastIndex(src, "/")+1:], "#") + "](" + src + ")"
+		co := "·"
+		switch {
+		case r.CreateOnly && r.Property != "":
+			co = "yes (`" + r.Property + "`)"
+		case r.CreateOnly:
+			co = "yes"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(r.Status), cell("`"+r.Code+"`"), cell(describe(r.Match)), classNames[r.Class], cell(r.Reason), reg, src)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(r.Status), cell("`"+r.Code+"`"), cell(describe(r.Match)), classNames[r.Class], cell(r.Reason), reg, co, links(r.Source))
 	}
 	b.WriteString("\nHints appended to ARM's message, by row:\n\n")
 	seen := map[string]bool{}
@@ -221,6 +287,29 @@ func errorsDoc() string {
 		}
 	}
 	return strings.ReplaceAll(b.String(), "| `` |", "| · |")
+}
+
+// links makes every URL of a source a Markdown link named by its page
+// (common-deployment-errors) or, on GitHub, owner/repo#number.
+func links(src string) string {
+	words := strings.Split(src, " ")
+	for i, w := range words {
+		if !strings.HasPrefix(w, "https://") {
+			continue
+		}
+		tail := ""
+		if t := strings.TrimRight(w, ";,"); t != w {
+			w, tail = t, w[len(t):]
+		}
+		name := strings.TrimPrefix(w[strings.LastIndex(w, "/")+1:], "#")
+		if rest, ok := strings.CutPrefix(w, "https://github.com/"); ok {
+			if p := strings.Split(rest, "/"); len(p) == 4 {
+				name = p[0] + "/" + p[1] + "#" + p[3]
+			}
+		}
+		words[i] = "[" + name + "](" + w + ")" + tail
+	}
+	return strings.Join(words, " ")
 }
 
 const errorsDocHead = `# ARM errors: what the operator does
@@ -259,6 +348,14 @@ errors a reconcile ended on.
 - **Unmatched answers.** 408, 429 and 5xx are retried; any other status waits
   for a change of the object. Errors that are not ARM answers (a connection
   refused) go to controller-runtime's backoff.
+- **Create-only refusals.** The rows marked create-only are Azure refusing
+  to change a property it sets only at create (a managed cluster's
+  ` + "`dnsPrefix`" + `, a storage account's ` + "`isHnsEnabled`" + `, a location, a role
+  assignment's principal). The condition names the property — ARM's
+  ` + "`target`" + `, else the one its message quotes, else the row's, else the
+  properties this write changed — says it is create-only in Azure, how to
+  recover, and the ` + "`specs/armature.yaml`" + ` override that makes admission refuse
+  such edits. ` + "`armature_create_only_refusals_total{kind,path}`" + ` counts them.
 - **Credentials.** A credential that cannot get a token (Azure AD refused its
   secret) is row 1; a credential Secret that is missing or lacks a key is
   the reconciler's own ` + "`CredentialNotFound`" + ` / ` + "`CredentialInvalid`" + ` (wait for a change of

@@ -102,6 +102,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if stale, err := r.stale(ctx, st); err != nil || stale {
 		return reconcile.Result{Requeue: stale}, step(stepStale, err)
 	}
+	st.write = &pendingWrite{last: last, applied: applied}
 	// A digest, not the body: the body may hold secrets.
 	write := sha256.Sum256(fmt.Appendf(nil, "%d %s %s %s", st.obj.GetGeneration(), w.Verb, id, payload))
 	if prev, ok := r.refusals.Load(st.obj.GetUID()); ok && prev.(refusal).write == write {

@@ -120,6 +120,9 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		if c.Class != arm.ClassObjectChange {
 			return r.retryARM(ctx, st, err, c)
 		}
+		if c.CreateOnly {
+			c = r.createOnlyRefusal(st, c)
+		}
 		r.eventOnce(st, c.Reason, c.Message)
 		st.userMustAct(c.Reason, c.Message)
 		st.refused = true

@@ -26,6 +26,9 @@ var (
 	armErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "armature_arm_errors_total", Help: "ARM errors a reconcile ended on, by ARM error code and class of runtime/arm's error table (retry, object-change, world-change, name-taken).",
 	}, []string{"code", "class"})
+	createOnlyRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_create_only_refusals_total", Help: "Writes Azure refused because they changed a property it sets only at create, by kind and property path (from the body root; several joined by commas when ARM named none and the write changed several).",
+	}, []string{"kind", "path"})
 	inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "armature_inflight_operations", Help: "Long-running ARM operations this operator is polling.",
 	})
@@ -38,7 +41,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, inflight, observerPasses, observerRequeues)
+	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, createOnlyRefusals, inflight, observerPasses, observerRequeues)
 }
 
 func observeARM(verb string, err error) {

@@ -75,6 +75,9 @@ type state struct {
 	// seal checks the records read back (seal.go); without a key (inFlight)
 	// records are read unchecked.
 	seal sealer
+	// write is the write being sent, for the message of a create-only
+	// refusal (refusal.go); nil before one is decided.
+	write *pendingWrite
 }
 
 // settled reports an object whose status describes its current spec:
