@@ -63,3 +63,42 @@ func (in *SecretKeyReference) DeepCopy() *SecretKeyReference {
 	in.DeepCopyInto(out)
 	return out
 }
+
+// OperatorSpec is spec.operatorSpec of every generated kind: what the
+// operator does with the resource beyond sending its spec to Azure. It is
+// never sent to ARM.
+type OperatorSpec struct {
+	// IgnoreChanges are property paths of the spec, from the ARM body root
+	// in the generator's text form (`armature inspect --properties`):
+	// `tags`, `tags.costCenter`, `properties.agentPoolProfiles[*].count`
+	// (`[*]` every item of an array, `.*` every value of a map). Their
+	// values are sent when the resource is created and never corrected or
+	// sent again afterwards: what another system manages (an autoscaler's
+	// node count, tags Azure Policy writes). Drift at these paths is still
+	// reported (the Ready condition, armature_drift_ignored_total, the plan
+	// policy). A path the kind does not have, or a read-only one, is
+	// refused at admission. Docs: docs/ignore-changes.md.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=512
+	IgnoreChanges []string `json:"ignoreChanges,omitempty"`
+}
+
+// DeepCopyInto copies the receiver into out.
+func (in *OperatorSpec) DeepCopyInto(out *OperatorSpec) {
+	*out = *in
+	if in.IgnoreChanges != nil {
+		out.IgnoreChanges = append([]string(nil), in.IgnoreChanges...)
+	}
+}
+
+// DeepCopy returns a copy of the receiver.
+func (in *OperatorSpec) DeepCopy() *OperatorSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(OperatorSpec)
+	in.DeepCopyInto(out)
+	return out
+}

@@ -32,6 +32,7 @@ const (
 	FieldAzureName     = "azureName"
 	FieldOwner         = "owner"
 	FieldResourceID    = "resourceID"
+	FieldOperatorSpec  = "operatorSpec"
 	FieldConditions    = "conditions"
 	FieldObserved      = "observedGeneration"
 	FieldPlan          = "reconcilePlan"
@@ -171,14 +172,14 @@ func (b *pkgBuilder) kind(in Input) (*Kind, error) {
 	if put == nil {
 		return nil, &load.Error{Origin: opOrigin(put, r), Msg: "resource has no PUT"}
 	}
-	k.Spec = &Struct{Name: name + "Spec", Doc: fmt.Sprintf("%sSpec is the desired state of a %s: the ARM request body, plus the operator fields azureName, owner and resourceID.", name, r.ARMType)}
+	k.Spec = &Struct{Name: name + "Spec", Doc: fmt.Sprintf("%sSpec is the desired state of a %s: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.", name, r.ARMType)}
 	k.Spec.Fields = operatorSpecFields(r)
 	w := walk{table: in.Table, fixes: in.Fixes, kind: r.ARMType}
 	if put.Body == nil {
 		// ARM creates the resource from its path alone (an API Management
 		// tag link, a SQL DNS alias): the spec is the operator fields, and
 		// the descriptor says the PUT goes without a body (PutWithoutBody).
-		k.Spec.Doc = fmt.Sprintf("%sSpec is the desired state of a %s: its PUT takes no request body, so the spec holds only the operator fields azureName, owner and resourceID.", name, r.ARMType)
+		k.Spec.Doc = fmt.Sprintf("%sSpec is the desired state of a %s: its PUT takes no request body, so the spec holds only the operator fields azureName, owner, resourceID and operatorSpec.", name, r.ARMType)
 	} else {
 		fields, err := b.fields(*put.Body, specSide, name, w)
 		if err != nil {
@@ -256,6 +257,7 @@ func operatorSpecFields(r *tree.Resource) []*Field {
 		{GoName: "AzureName", JSONName: FieldAzureName, Doc: azureDoc, Type: &TypeRef{Kind: String}},
 		{GoName: "Owner", JSONName: FieldOwner, Doc: ownerDoc, Type: &TypeRef{Kind: OwnerRef}},
 		{GoName: "ResourceID", JSONName: FieldResourceID, Doc: "ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.", Type: &TypeRef{Kind: String}},
+		{GoName: "OperatorSpec", JSONName: FieldOperatorSpec, Doc: "OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.", Type: &TypeRef{Kind: OperatorSpecRef}},
 	}
 }
 

@@ -146,6 +146,9 @@ const (
 	SecretRef
 	// OwnerRef is the operator's owner reference.
 	OwnerRef
+	// OperatorSpecRef is the operator's spec.operatorSpec (api/core
+	// OperatorSpec).
+	OperatorSpecRef
 	// Conditions is []metav1.Condition.
 	Conditions
 )

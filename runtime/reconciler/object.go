@@ -42,8 +42,8 @@ const (
 	Finalizer = "armature.dev/finalizer"
 )
 
-// Operator fields of spec: not part of the ARM body.
-var operatorFields = []string{"azureName", "owner", "resourceID"}
+// Operator fields of spec: not part of the ARM body, never sent to ARM.
+var operatorFields = []string{"azureName", "owner", "resourceID", "operatorSpec"}
 
 // specPath is the root of field paths in messages.
 var specPath = field.NewPath("spec")

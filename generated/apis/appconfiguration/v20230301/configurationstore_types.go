@@ -32,7 +32,7 @@ type ConfigurationStoreList struct {
 	Items           []ConfigurationStore `json:"items"`
 }
 
-// ConfigurationStoreSpec is the desired state of a Microsoft.AppConfiguration/configurationStores: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ConfigurationStoreSpec is the desired state of a Microsoft.AppConfiguration/configurationStores: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.createMode)) == (has(oldSelf.properties) && has(oldSelf.properties.createMode)) && (!(has(self.properties) && has(self.properties.createMode)) || self.properties.createMode == oldSelf.properties.createMode)",message="spec.properties.createMode is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.createMode"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.softDeleteRetentionInDays)) == (has(oldSelf.properties) && has(oldSelf.properties.softDeleteRetentionInDays)) && (!(has(self.properties) && has(self.properties.softDeleteRetentionInDays)) || self.properties.softDeleteRetentionInDays == oldSelf.properties.softDeleteRetentionInDays)",message="spec.properties.softDeleteRetentionInDays is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.softDeleteRetentionInDays"
@@ -45,6 +45,9 @@ type ConfigurationStoreSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The managed identity information, if configured.
 	// +optional

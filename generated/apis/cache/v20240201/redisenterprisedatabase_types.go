@@ -32,7 +32,7 @@ type RedisEnterpriseDatabaseList struct {
 	Items           []RedisEnterpriseDatabase `json:"items"`
 }
 
-// RedisEnterpriseDatabaseSpec is the desired state of a Microsoft.Cache/redisEnterprise/databases: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// RedisEnterpriseDatabaseSpec is the desired state of a Microsoft.Cache/redisEnterprise/databases: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.clusteringPolicy)) == (has(oldSelf.properties) && has(oldSelf.properties.clusteringPolicy)) && (!(has(self.properties) && has(self.properties.clusteringPolicy)) || self.properties.clusteringPolicy == oldSelf.properties.clusteringPolicy)",message="spec.properties.clusteringPolicy is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.clusteringPolicy"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.geoReplication)) == (has(oldSelf.properties) && has(oldSelf.properties.geoReplication)) && (!(has(self.properties) && has(self.properties.geoReplication)) || self.properties.geoReplication == oldSelf.properties.geoReplication)",message="spec.properties.geoReplication is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.geoReplication"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.modules)) == (has(oldSelf.properties) && has(oldSelf.properties.modules)) && (!(has(self.properties) && has(self.properties.modules)) || self.properties.modules == oldSelf.properties.modules)",message="spec.properties.modules is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.modules"
@@ -46,6 +46,9 @@ type RedisEnterpriseDatabaseSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Other properties of the database.
 	// +optional

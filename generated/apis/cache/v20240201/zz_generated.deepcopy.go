@@ -907,6 +907,10 @@ func (in *RedisEnterpriseDatabaseSpec) DeepCopyInto(out *RedisEnterpriseDatabase
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(DatabaseProperties)
@@ -1074,6 +1078,10 @@ func (in *RedisEnterprisePrivateEndpointConnectionSpec) DeepCopyInto(out *RedisE
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(PrivateEndpointConnectionProperties)
@@ -1148,6 +1156,10 @@ func (in *RedisEnterpriseSpec) DeepCopyInto(out *RedisEnterpriseSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Identity != nil {

@@ -32,7 +32,7 @@ type RedisList struct {
 	Items           []Redis `json:"items"`
 }
 
-// RedisSpec is the desired state of a Microsoft.Cache/redis: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// RedisSpec is the desired state of a Microsoft.Cache/redis: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.staticIP)) == (has(oldSelf.properties) && has(oldSelf.properties.staticIP)) && (!(has(self.properties) && has(self.properties.staticIP)) || self.properties.staticIP == oldSelf.properties.staticIP)",message="spec.properties.staticIP is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.staticIP"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.subnetId)) == (has(oldSelf.properties) && has(oldSelf.properties.subnetId)) && (!(has(self.properties) && has(self.properties.subnetId)) || self.properties.subnetId == oldSelf.properties.subnetId)",message="spec.properties.subnetId is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.subnetId"
@@ -46,6 +46,9 @@ type RedisSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The identity of the resource.
 	// +optional

@@ -32,7 +32,7 @@ type RedisLinkedServerList struct {
 	Items           []RedisLinkedServer `json:"items"`
 }
 
-// RedisLinkedServerSpec is the desired state of a Microsoft.Cache/redis/linkedServers: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// RedisLinkedServerSpec is the desired state of a Microsoft.Cache/redis/linkedServers: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) == (has(oldSelf.properties) && has(oldSelf.properties.linkedRedisCacheLocation)) && (!(has(self.properties) && has(self.properties.linkedRedisCacheLocation)) || self.properties.linkedRedisCacheLocation == oldSelf.properties.linkedRedisCacheLocation)",message="spec.properties.linkedRedisCacheLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.linkedRedisCacheLocation"
 type RedisLinkedServerSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type RedisLinkedServerSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Properties required to create a linked server.
 	// +kubebuilder:validation:Required

@@ -379,6 +379,10 @@ func (in *RedisAccessPolicyAssignmentSpec) DeepCopyInto(out *RedisAccessPolicyAs
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(RedisCacheAccessPolicyAssignmentProperties)
@@ -485,6 +489,10 @@ func (in *RedisAccessPolicySpec) DeepCopyInto(out *RedisAccessPolicySpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -966,6 +974,10 @@ func (in *RedisFirewallRuleSpec) DeepCopyInto(out *RedisFirewallRuleSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(RedisFirewallRuleProperties)
@@ -1221,6 +1233,10 @@ func (in *RedisLinkedServerSpec) DeepCopyInto(out *RedisLinkedServerSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(RedisLinkedServerCreateProperties)
@@ -1408,6 +1424,10 @@ func (in *RedisPatchScheduleSpec) DeepCopyInto(out *RedisPatchScheduleSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ScheduleEntries)
@@ -1546,6 +1566,10 @@ func (in *RedisPrivateEndpointConnectionSpec) DeepCopyInto(out *RedisPrivateEndp
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -1845,6 +1869,10 @@ func (in *RedisSpec) DeepCopyInto(out *RedisSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Identity != nil {

@@ -32,7 +32,7 @@ type ProfileList struct {
 	Items           []Profile `json:"items"`
 }
 
-// ProfileSpec is the desired state of a Microsoft.Cdn/profiles: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ProfileSpec is the desired state of a Microsoft.Cdn/profiles: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="has(self.sku) == has(oldSelf.sku) && (!has(self.sku) || self.sku == oldSelf.sku)",message="spec.sku is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku"
 type ProfileSpec struct {
@@ -44,6 +44,9 @@ type ProfileSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Managed service identity (system assigned and/or user assigned identities).
 	// +optional

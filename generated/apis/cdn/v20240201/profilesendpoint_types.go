@@ -32,7 +32,7 @@ type ProfilesEndpointList struct {
 	Items           []ProfilesEndpoint `json:"items"`
 }
 
-// ProfilesEndpointSpec is the desired state of a Microsoft.Cdn/profiles/endpoints: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ProfilesEndpointSpec is the desired state of a Microsoft.Cdn/profiles/endpoints: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.originGroups)) == (has(oldSelf.properties) && has(oldSelf.properties.originGroups)) && (!(has(self.properties) && has(self.properties.originGroups)) || self.properties.originGroups == oldSelf.properties.originGroups)",message="spec.properties.originGroups is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.originGroups"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.origins)) == (has(oldSelf.properties) && has(oldSelf.properties.origins)) && (!(has(self.properties) && has(self.properties.origins)) || self.properties.origins == oldSelf.properties.origins)",message="spec.properties.origins is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.origins"
@@ -45,6 +45,9 @@ type ProfilesEndpointSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Resource location.
 	// +kubebuilder:validation:Required

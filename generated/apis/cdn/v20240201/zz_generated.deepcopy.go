@@ -1475,6 +1475,10 @@ func (in *ProfileSpec) DeepCopyInto(out *ProfileSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity
 		*out = new(ManagedServiceIdentity)
@@ -1662,6 +1666,10 @@ func (in *ProfilesEndpointSpec) DeepCopyInto(out *ProfilesEndpointSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {

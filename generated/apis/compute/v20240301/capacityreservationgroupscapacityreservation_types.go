@@ -32,7 +32,7 @@ type CapacityReservationGroupsCapacityReservationList struct {
 	Items           []CapacityReservationGroupsCapacityReservation `json:"items"`
 }
 
-// CapacityReservationGroupsCapacityReservationSpec is the desired state of a Microsoft.Compute/capacityReservationGroups/capacityReservations: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// CapacityReservationGroupsCapacityReservationSpec is the desired state of a Microsoft.Compute/capacityReservationGroups/capacityReservations: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="has(self.zones) == has(oldSelf.zones) && (!has(self.zones) || self.zones == oldSelf.zones)",message="spec.zones is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".zones"
 type CapacityReservationGroupsCapacityReservationSpec struct {
@@ -44,6 +44,9 @@ type CapacityReservationGroupsCapacityReservationSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Resource location
 	// +kubebuilder:validation:Required

@@ -32,7 +32,7 @@ type VirtualMachineList struct {
 	Items           []VirtualMachine `json:"items"`
 }
 
-// VirtualMachineSpec is the desired state of a Microsoft.Compute/virtualMachines: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// VirtualMachineSpec is the desired state of a Microsoft.Compute/virtualMachines: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".extendedLocation"
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type VirtualMachineSpec struct {
@@ -44,6 +44,9 @@ type VirtualMachineSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The extended location of the Virtual Machine.
 	// +optional

@@ -32,7 +32,7 @@ type VirtualMachinesExtensionList struct {
 	Items           []VirtualMachinesExtension `json:"items"`
 }
 
-// VirtualMachinesExtensionSpec is the desired state of a Microsoft.Compute/virtualMachines/extensions: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// VirtualMachinesExtensionSpec is the desired state of a Microsoft.Compute/virtualMachines/extensions: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.provisionAfterExtensions)) == (has(oldSelf.properties) && has(oldSelf.properties.provisionAfterExtensions)) && (!(has(self.properties) && has(self.properties.provisionAfterExtensions)) || self.properties.provisionAfterExtensions == oldSelf.properties.provisionAfterExtensions)",message="spec.properties.provisionAfterExtensions is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.provisionAfterExtensions"
 type VirtualMachinesExtensionSpec struct {
@@ -44,6 +44,9 @@ type VirtualMachinesExtensionSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Resource location
 	// +optional

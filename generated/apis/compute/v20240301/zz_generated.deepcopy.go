@@ -745,6 +745,10 @@ func (in *CapacityReservationGroupSpec) DeepCopyInto(out *CapacityReservationGro
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Location != nil {
 		in, out := &in.Location, &out.Location
 		*out = new(string)
@@ -912,6 +916,10 @@ func (in *CapacityReservationGroupsCapacityReservationSpec) DeepCopyInto(out *Ca
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {
@@ -2258,6 +2266,10 @@ func (in *ImageSpec) DeepCopyInto(out *ImageSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.ExtendedLocation != nil {
@@ -8740,6 +8752,10 @@ func (in *VirtualMachineScaleSetSpec) DeepCopyInto(out *VirtualMachineScaleSetSp
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -9618,6 +9634,10 @@ func (in *VirtualMachineScaleSetsExtensionSpec) DeepCopyInto(out *VirtualMachine
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Name != nil {
 		in, out := &in.Name, &out.Name
 		*out = new(string)
@@ -9756,6 +9776,10 @@ func (in *VirtualMachineScaleSetsVirtualMachineSpec) DeepCopyInto(out *VirtualMa
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Identity != nil {
@@ -9969,6 +9993,10 @@ func (in *VirtualMachineScaleSetsVirtualMachinesExtensionSpec) DeepCopyInto(out 
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Location != nil {
 		in, out := &in.Location, &out.Location
 		*out = new(string)
@@ -10053,6 +10081,10 @@ func (in *VirtualMachineSpec) DeepCopyInto(out *VirtualMachineSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.ExtendedLocation != nil {
@@ -10274,6 +10306,10 @@ func (in *VirtualMachinesExtensionSpec) DeepCopyInto(out *VirtualMachinesExtensi
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {

@@ -4828,6 +4828,10 @@ func (in *ManagedClusterSpec) DeepCopyInto(out *ManagedClusterSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -5464,6 +5468,10 @@ func (in *ManagedClustersAgentPoolSpec) DeepCopyInto(out *ManagedClustersAgentPo
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {

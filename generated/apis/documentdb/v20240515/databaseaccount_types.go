@@ -32,7 +32,7 @@ type DatabaseAccountList struct {
 	Items           []DatabaseAccount `json:"items"`
 }
 
-// DatabaseAccountSpec is the desired state of a Microsoft.DocumentDB/databaseAccounts: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// DatabaseAccountSpec is the desired state of a Microsoft.DocumentDB/databaseAccounts: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.kind) == has(oldSelf.kind) && (!has(self.kind) || self.kind == oldSelf.kind)",message="spec.kind is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".kind"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.createMode)) == (has(oldSelf.properties) && has(oldSelf.properties.createMode)) && (!(has(self.properties) && has(self.properties.createMode)) || self.properties.createMode == oldSelf.properties.createMode)",message="spec.properties.createMode is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.createMode"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.databaseAccountOfferType)) == (has(oldSelf.properties) && has(oldSelf.properties.databaseAccountOfferType)) && (!(has(self.properties) && has(self.properties.databaseAccountOfferType)) || self.properties.databaseAccountOfferType == oldSelf.properties.databaseAccountOfferType)",message="spec.properties.databaseAccountOfferType is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.databaseAccountOfferType"
@@ -46,6 +46,9 @@ type DatabaseAccountSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Identity for the resource.
 	// +optional

@@ -32,7 +32,7 @@ type DatabaseAccountsSqlDatabaseList struct {
 	Items           []DatabaseAccountsSqlDatabase `json:"items"`
 }
 
-// DatabaseAccountsSqlDatabaseSpec is the desired state of a Microsoft.DocumentDB/databaseAccounts/sqlDatabases: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// DatabaseAccountsSqlDatabaseSpec is the desired state of a Microsoft.DocumentDB/databaseAccounts/sqlDatabases: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.resource) && has(self.properties.resource.restoreParameters)) == (has(oldSelf.properties) && has(oldSelf.properties.resource) && has(oldSelf.properties.resource.restoreParameters)) && (!(has(self.properties) && has(self.properties.resource) && has(self.properties.resource.restoreParameters)) || self.properties.resource.restoreParameters == oldSelf.properties.resource.restoreParameters)",message="spec.properties.resource.restoreParameters is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.resource.restoreParameters"
 type DatabaseAccountsSqlDatabaseSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type DatabaseAccountsSqlDatabaseSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The location of the resource group to which the resource belongs.
 	// +optional

@@ -1423,6 +1423,10 @@ func (in *DatabaseAccountSpec) DeepCopyInto(out *DatabaseAccountSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity
 		*out = new(ManagedServiceIdentity)
@@ -1607,6 +1611,10 @@ func (in *DatabaseAccountsSqlDatabaseSpec) DeepCopyInto(out *DatabaseAccountsSql
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Location != nil {
 		in, out := &in.Location, &out.Location
 		*out = new(string)
@@ -1764,6 +1772,10 @@ func (in *DatabaseAccountsSqlDatabasesContainerSpec) DeepCopyInto(out *DatabaseA
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {

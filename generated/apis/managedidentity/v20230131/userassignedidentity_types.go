@@ -32,7 +32,7 @@ type UserAssignedIdentityList struct {
 	Items           []UserAssignedIdentity `json:"items"`
 }
 
-// UserAssignedIdentitySpec is the desired state of a Microsoft.ManagedIdentity/userAssignedIdentities: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// UserAssignedIdentitySpec is the desired state of a Microsoft.ManagedIdentity/userAssignedIdentities: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type UserAssignedIdentitySpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type UserAssignedIdentitySpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The geo-location where the resource lives
 	// +kubebuilder:validation:Required

@@ -181,6 +181,10 @@ func (in *UserAssignedIdentitiesFederatedIdentityCredentialSpec) DeepCopyInto(ou
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(FederatedIdentityCredentialProperties)
@@ -349,6 +353,10 @@ func (in *UserAssignedIdentitySpec) DeepCopyInto(out *UserAssignedIdentitySpec) 
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {

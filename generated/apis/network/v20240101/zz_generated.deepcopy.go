@@ -4429,6 +4429,10 @@ func (in *ApplicationGatewaySpec) DeepCopyInto(out *ApplicationGatewaySpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -7577,6 +7581,10 @@ func (in *LoadBalancerSpec) DeepCopyInto(out *LoadBalancerSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -7764,6 +7772,10 @@ func (in *LoadBalancersBackendAddressPoolSpec) DeepCopyInto(out *LoadBalancersBa
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Id != nil {
@@ -9079,6 +9091,10 @@ func (in *NetworkInterfaceSpec) DeepCopyInto(out *NetworkInterfaceSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -9509,6 +9525,10 @@ func (in *NetworkSecurityGroupSpec) DeepCopyInto(out *NetworkSecurityGroupSpec) 
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -9728,6 +9748,10 @@ func (in *NetworkSecurityGroupsSecurityRuleSpec) DeepCopyInto(out *NetworkSecuri
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Id != nil {
@@ -10532,6 +10556,10 @@ func (in *PrivateEndpointSpec) DeepCopyInto(out *PrivateEndpointSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -10766,6 +10794,10 @@ func (in *PrivateEndpointsPrivateDnsZoneGroupSpec) DeepCopyInto(out *PrivateEndp
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Id != nil {
@@ -12107,6 +12139,10 @@ func (in *PublicIPAddressSpec) DeepCopyInto(out *PublicIPAddressSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -12731,6 +12767,10 @@ func (in *RouteTableSpec) DeepCopyInto(out *RouteTableSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -12950,6 +12990,10 @@ func (in *RouteTablesRouteSpec) DeepCopyInto(out *RouteTablesRouteSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Id != nil {
@@ -14889,6 +14933,10 @@ func (in *VirtualNetworkSpec) DeepCopyInto(out *VirtualNetworkSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -15234,6 +15282,10 @@ func (in *VirtualNetworksSubnetSpec) DeepCopyInto(out *VirtualNetworksSubnetSpec
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Id != nil {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
@@ -15387,6 +15439,10 @@ func (in *VirtualNetworksVirtualNetworkPeeringSpec) DeepCopyInto(out *VirtualNet
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Id != nil {

@@ -577,6 +577,10 @@ func (in *WorkspaceSpec) DeepCopyInto(out *WorkspaceSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Etag != nil {
 		in, out := &in.Etag, &out.Etag
 		*out = new(string)

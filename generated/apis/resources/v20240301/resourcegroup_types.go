@@ -32,7 +32,7 @@ type ResourceGroupList struct {
 	Items           []ResourceGroup `json:"items"`
 }
 
-// ResourceGroupSpec is the desired state of a Microsoft.Resources/resourceGroups: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ResourceGroupSpec is the desired state of a Microsoft.Resources/resourceGroups: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type ResourceGroupSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type ResourceGroupSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The location of the resource group. It cannot be changed after the resource group has been created. It must be one of the supported Azure locations.
 	// +kubebuilder:validation:Required

@@ -558,6 +558,10 @@ func (in *NamespaceSpec) DeepCopyInto(out *NamespaceSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity
 		*out = new(Identity)
@@ -742,6 +746,10 @@ func (in *NamespacesQueueSpec) DeepCopyInto(out *NamespacesQueueSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(SBQueueProperties)
@@ -885,6 +893,10 @@ func (in *NamespacesTopicSpec) DeepCopyInto(out *NamespacesTopicSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -1032,6 +1044,10 @@ func (in *NamespacesTopicsSubscriptionSpec) DeepCopyInto(out *NamespacesTopicsSu
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(SBSubscriptionProperties)
@@ -1175,6 +1191,10 @@ func (in *NamespacesTopicsSubscriptionsRuleSpec) DeepCopyInto(out *NamespacesTop
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {

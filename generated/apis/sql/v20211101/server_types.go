@@ -32,7 +32,7 @@ type ServerList struct {
 	Items           []Server `json:"items"`
 }
 
-// ServerSpec is the desired state of a Microsoft.Sql/servers: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ServerSpec is the desired state of a Microsoft.Sql/servers: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.administratorLogin)) == (has(oldSelf.properties) && has(oldSelf.properties.administratorLogin)) && (!(has(self.properties) && has(self.properties.administratorLogin)) || self.properties.administratorLogin == oldSelf.properties.administratorLogin)",message="spec.properties.administratorLogin is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.administratorLogin"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.administrators)) == (has(oldSelf.properties) && has(oldSelf.properties.administrators)) && (!(has(self.properties) && has(self.properties.administrators)) || self.properties.administrators == oldSelf.properties.administrators)",message="spec.properties.administrators is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.administrators"
@@ -45,6 +45,9 @@ type ServerSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The Azure Active Directory identity of the server.
 	// +optional

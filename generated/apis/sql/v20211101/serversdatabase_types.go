@@ -32,7 +32,7 @@ type ServersDatabaseList struct {
 	Items           []ServersDatabase `json:"items"`
 }
 
-// ServersDatabaseSpec is the desired state of a Microsoft.Sql/servers/databases: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// ServersDatabaseSpec is the desired state of a Microsoft.Sql/servers/databases: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.identity) == has(oldSelf.identity) && (!has(self.identity) || self.identity == oldSelf.identity)",message="spec.identity is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".identity"
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.catalogCollation)) == (has(oldSelf.properties) && has(oldSelf.properties.catalogCollation)) && (!(has(self.properties) && has(self.properties.catalogCollation)) || self.properties.catalogCollation == oldSelf.properties.catalogCollation)",message="spec.properties.catalogCollation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.catalogCollation"
@@ -56,6 +56,9 @@ type ServersDatabaseSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// The Azure Active Directory identity of the database.
 	// +optional

@@ -2122,6 +2122,10 @@ func (in *ServerSSecurityAlertPolicySpec) DeepCopyInto(out *ServerSSecurityAlert
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(SecurityAlertsPolicyProperties)
@@ -2201,6 +2205,10 @@ func (in *ServerSpec) DeepCopyInto(out *ServerSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Identity != nil {
@@ -2435,6 +2443,10 @@ func (in *ServersAdvancedThreatProtectionSettingSpec) DeepCopyInto(out *ServersA
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(AdvancedThreatProtectionProperties)
@@ -2575,6 +2587,10 @@ func (in *ServersAuditingSettingSpec) DeepCopyInto(out *ServersAuditingSettingSp
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ServerBlobAuditingPolicyProperties)
@@ -2708,6 +2724,10 @@ func (in *ServersConnectionPolicySpec) DeepCopyInto(out *ServersConnectionPolicy
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -2914,6 +2934,10 @@ func (in *ServersDatabaseSSecurityAlertPolicySpec) DeepCopyInto(out *ServersData
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(SecurityAlertsPolicyProperties)
@@ -2993,6 +3017,10 @@ func (in *ServersDatabaseSpec) DeepCopyInto(out *ServersDatabaseSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Identity != nil {
@@ -3184,6 +3212,10 @@ func (in *ServersDatabasesAdvancedThreatProtectionSettingSpec) DeepCopyInto(out 
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(AdvancedThreatProtectionProperties)
@@ -3322,6 +3354,10 @@ func (in *ServersDatabasesAuditingSettingSpec) DeepCopyInto(out *ServersDatabase
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -3464,6 +3500,10 @@ func (in *ServersDatabasesBackupLongTermRetentionPolicySpec) DeepCopyInto(out *S
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(BaseLongTermRetentionPolicyProperties)
@@ -3597,6 +3637,10 @@ func (in *ServersDatabasesExtendedAuditingSettingSpec) DeepCopyInto(out *Servers
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -3734,6 +3778,10 @@ func (in *ServersDatabasesTransparentDataEncryptionSpec) DeepCopyInto(out *Serve
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(TransparentDataEncryptionProperties)
@@ -3869,6 +3917,10 @@ func (in *ServersDatabasesVulnerabilityAssessmentSpec) DeepCopyInto(out *Servers
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(DatabaseVulnerabilityAssessmentProperties)
@@ -4002,6 +4054,10 @@ func (in *ServersElasticPoolSpec) DeepCopyInto(out *ServersElasticPoolSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Location != nil {
@@ -4178,6 +4234,10 @@ func (in *ServersExtendedAuditingSettingSpec) DeepCopyInto(out *ServersExtendedA
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ExtendedServerBlobAuditingPolicyProperties)
@@ -4311,6 +4371,10 @@ func (in *ServersFirewallRuleSpec) DeepCopyInto(out *ServersFirewallRuleSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Name != nil {
@@ -4453,6 +4517,10 @@ func (in *ServersIpv6FirewallRuleSpec) DeepCopyInto(out *ServersIpv6FirewallRule
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Name != nil {
 		in, out := &in.Name, &out.Name
 		*out = new(string)
@@ -4593,6 +4661,10 @@ func (in *ServersOutboundFirewallRuleSpec) DeepCopyInto(out *ServersOutboundFire
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 }
 
 // DeepCopy is an autogenerated deepcopy function, copying the receiver, creating a new ServersOutboundFirewallRuleSpec.
@@ -4721,6 +4793,10 @@ func (in *ServersVirtualNetworkRuleSpec) DeepCopyInto(out *ServersVirtualNetwork
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -4856,6 +4932,10 @@ func (in *ServersVulnerabilityAssessmentSpec) DeepCopyInto(out *ServersVulnerabi
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {

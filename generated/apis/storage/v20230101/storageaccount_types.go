@@ -32,7 +32,7 @@ type StorageAccountList struct {
 	Items           []StorageAccount `json:"items"`
 }
 
-// StorageAccountSpec is the desired state of a Microsoft.Storage/storageAccounts: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// StorageAccountSpec is the desired state of a Microsoft.Storage/storageAccounts: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".extendedLocation"
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.encryption) && has(self.properties.encryption.services) && has(self.properties.encryption.services.blob) && has(self.properties.encryption.services.blob.keyType)) == (has(oldSelf.properties) && has(oldSelf.properties.encryption) && has(oldSelf.properties.encryption.services) && has(oldSelf.properties.encryption.services.blob) && has(oldSelf.properties.encryption.services.blob.keyType)) && (!(has(self.properties) && has(self.properties.encryption) && has(self.properties.encryption.services) && has(self.properties.encryption.services.blob) && has(self.properties.encryption.services.blob.keyType)) || self.properties.encryption.services.blob.keyType == oldSelf.properties.encryption.services.blob.keyType)",message="spec.properties.encryption.services.blob.keyType is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.encryption.services.blob.keyType"
@@ -50,6 +50,9 @@ type StorageAccountSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Optional. Set the extended location of the resource. If not set, the storage account will be created in Azure main region. Otherwise it will be created in the specified extended location
 	// +optional

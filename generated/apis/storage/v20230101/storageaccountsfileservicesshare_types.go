@@ -32,7 +32,7 @@ type StorageAccountsFileServicesShareList struct {
 	Items           []StorageAccountsFileServicesShare `json:"items"`
 }
 
-// StorageAccountsFileServicesShareSpec is the desired state of a Microsoft.Storage/storageAccounts/fileServices/shares: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// StorageAccountsFileServicesShareSpec is the desired state of a Microsoft.Storage/storageAccounts/fileServices/shares: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.enabledProtocols)) == (has(oldSelf.properties) && has(oldSelf.properties.enabledProtocols)) && (!(has(self.properties) && has(self.properties.enabledProtocols)) || self.properties.enabledProtocols == oldSelf.properties.enabledProtocols)",message="spec.properties.enabledProtocols is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.enabledProtocols"
 type StorageAccountsFileServicesShareSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type StorageAccountsFileServicesShareSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Properties of the file share.
 	// +optional

@@ -32,7 +32,7 @@ type StorageAccountsManagementPolicyList struct {
 	Items           []StorageAccountsManagementPolicy `json:"items"`
 }
 
-// StorageAccountsManagementPolicySpec is the desired state of a Microsoft.Storage/storageAccounts/managementPolicies: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// StorageAccountsManagementPolicySpec is the desired state of a Microsoft.Storage/storageAccounts/managementPolicies: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 type StorageAccountsManagementPolicySpec struct {
 	// AzureName is the name of the resource in Azure. This resource type is a singleton: it is always "default".
 	AzureName string `json:"azureName,omitempty"`
@@ -42,6 +42,9 @@ type StorageAccountsManagementPolicySpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Returns the Storage Account Data Policies Rules.
 	// +optional

@@ -4949,6 +4949,10 @@ func (in *StorageAccountSpec) DeepCopyInto(out *StorageAccountSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -5268,6 +5272,10 @@ func (in *StorageAccountsBlobServiceSpec) DeepCopyInto(out *StorageAccountsBlobS
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.BlobServiceProperties != nil {
 		in, out := &in.BlobServiceProperties, &out.BlobServiceProperties
 		*out = new(StorageAccountsBlobServiceProperties)
@@ -5406,6 +5414,10 @@ func (in *StorageAccountsBlobServicesContainerSpec) DeepCopyInto(out *StorageAcc
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.ContainerProperties != nil {
@@ -5548,6 +5560,10 @@ func (in *StorageAccountsBlobServicesContainersImmutabilityPolicySpec) DeepCopyI
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ImmutabilityPolicyProperty)
@@ -5686,6 +5702,10 @@ func (in *StorageAccountsEncryptionScopeSpec) DeepCopyInto(out *StorageAccountsE
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.EncryptionScopeProperties != nil {
@@ -5883,6 +5903,10 @@ func (in *StorageAccountsFileServiceSpec) DeepCopyInto(out *StorageAccountsFileS
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.FileServiceProperties != nil {
 		in, out := &in.FileServiceProperties, &out.FileServiceProperties
 		*out = new(StorageAccountsFileServiceProperties)
@@ -6021,6 +6045,10 @@ func (in *StorageAccountsFileServicesShareSpec) DeepCopyInto(out *StorageAccount
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.FileShareProperties != nil {
@@ -6163,6 +6191,10 @@ func (in *StorageAccountsInventoryPolicySpec) DeepCopyInto(out *StorageAccountsI
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(BlobInventoryPolicyProperties)
@@ -6301,6 +6333,10 @@ func (in *StorageAccountsLocalUserSpec) DeepCopyInto(out *StorageAccountsLocalUs
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -6443,6 +6479,10 @@ func (in *StorageAccountsManagementPolicySpec) DeepCopyInto(out *StorageAccounts
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ManagementPolicyProperties)
@@ -6578,6 +6618,10 @@ func (in *StorageAccountsObjectReplicationPolicySpec) DeepCopyInto(out *StorageA
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ObjectReplicationPolicyProperties)
@@ -6711,6 +6755,10 @@ func (in *StorageAccountsPrivateEndpointConnectionSpec) DeepCopyInto(out *Storag
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -6888,6 +6936,10 @@ func (in *StorageAccountsQueueServiceSpec) DeepCopyInto(out *StorageAccountsQueu
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.QueueServiceProperties != nil {
 		in, out := &in.QueueServiceProperties, &out.QueueServiceProperties
 		*out = new(StorageAccountsQueueServiceProperties)
@@ -7021,6 +7073,10 @@ func (in *StorageAccountsQueueServicesQueueSpec) DeepCopyInto(out *StorageAccoun
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.QueueProperties != nil {
@@ -7198,6 +7254,10 @@ func (in *StorageAccountsTableServiceSpec) DeepCopyInto(out *StorageAccountsTabl
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.TableServiceProperties != nil {
 		in, out := &in.TableServiceProperties, &out.TableServiceProperties
 		*out = new(StorageAccountsTableServiceProperties)
@@ -7331,6 +7391,10 @@ func (in *StorageAccountsTableServicesTableSpec) DeepCopyInto(out *StorageAccoun
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.TableProperties != nil {

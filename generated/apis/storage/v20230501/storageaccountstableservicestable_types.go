@@ -33,7 +33,7 @@ type StorageAccountsTableServicesTableList struct {
 	Items           []StorageAccountsTableServicesTable `json:"items"`
 }
 
-// StorageAccountsTableServicesTableSpec is the desired state of a Microsoft.Storage/storageAccounts/tableServices/tables: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// StorageAccountsTableServicesTableSpec is the desired state of a Microsoft.Storage/storageAccounts/tableServices/tables: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 type StorageAccountsTableServicesTableSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
@@ -43,6 +43,9 @@ type StorageAccountsTableServicesTableSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// Table resource properties.
 	// +optional

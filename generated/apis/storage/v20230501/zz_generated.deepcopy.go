@@ -5004,6 +5004,10 @@ func (in *StorageAccountSpec) DeepCopyInto(out *StorageAccountSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -5323,6 +5327,10 @@ func (in *StorageAccountsBlobServiceSpec) DeepCopyInto(out *StorageAccountsBlobS
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.BlobServiceProperties != nil {
 		in, out := &in.BlobServiceProperties, &out.BlobServiceProperties
 		*out = new(StorageAccountsBlobServiceProperties)
@@ -5461,6 +5469,10 @@ func (in *StorageAccountsBlobServicesContainerSpec) DeepCopyInto(out *StorageAcc
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.ContainerProperties != nil {
@@ -5603,6 +5615,10 @@ func (in *StorageAccountsBlobServicesContainersImmutabilityPolicySpec) DeepCopyI
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ImmutabilityPolicyProperty)
@@ -5741,6 +5757,10 @@ func (in *StorageAccountsEncryptionScopeSpec) DeepCopyInto(out *StorageAccountsE
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.EncryptionScopeProperties != nil {
@@ -5938,6 +5958,10 @@ func (in *StorageAccountsFileServiceSpec) DeepCopyInto(out *StorageAccountsFileS
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.FileServiceProperties != nil {
 		in, out := &in.FileServiceProperties, &out.FileServiceProperties
 		*out = new(StorageAccountsFileServiceProperties)
@@ -6076,6 +6100,10 @@ func (in *StorageAccountsFileServicesShareSpec) DeepCopyInto(out *StorageAccount
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.FileShareProperties != nil {
@@ -6218,6 +6246,10 @@ func (in *StorageAccountsInventoryPolicySpec) DeepCopyInto(out *StorageAccountsI
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(BlobInventoryPolicyProperties)
@@ -6356,6 +6388,10 @@ func (in *StorageAccountsLocalUserSpec) DeepCopyInto(out *StorageAccountsLocalUs
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -6498,6 +6534,10 @@ func (in *StorageAccountsManagementPolicySpec) DeepCopyInto(out *StorageAccounts
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ManagementPolicyProperties)
@@ -6633,6 +6673,10 @@ func (in *StorageAccountsObjectReplicationPolicySpec) DeepCopyInto(out *StorageA
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ObjectReplicationPolicyProperties)
@@ -6766,6 +6810,10 @@ func (in *StorageAccountsPrivateEndpointConnectionSpec) DeepCopyInto(out *Storag
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {
@@ -6943,6 +6991,10 @@ func (in *StorageAccountsQueueServiceSpec) DeepCopyInto(out *StorageAccountsQueu
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.QueueServiceProperties != nil {
 		in, out := &in.QueueServiceProperties, &out.QueueServiceProperties
 		*out = new(StorageAccountsQueueServiceProperties)
@@ -7076,6 +7128,10 @@ func (in *StorageAccountsQueueServicesQueueSpec) DeepCopyInto(out *StorageAccoun
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.QueueProperties != nil {
@@ -7253,6 +7309,10 @@ func (in *StorageAccountsTableServiceSpec) DeepCopyInto(out *StorageAccountsTabl
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.TableServiceProperties != nil {
 		in, out := &in.TableServiceProperties, &out.TableServiceProperties
 		*out = new(StorageAccountsTableServiceProperties)
@@ -7386,6 +7446,10 @@ func (in *StorageAccountsTableServicesTableSpec) DeepCopyInto(out *StorageAccoun
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.TableProperties != nil {

@@ -32,7 +32,7 @@ type WidgetList struct {
 	Items           []Widget `json:"items"`
 }
 
-// WidgetSpec is the desired state of a Microsoft.Contoso/widgets: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// WidgetSpec is the desired state of a Microsoft.Contoso/widgets: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.odata__dot__type)) == (has(oldSelf.properties) && has(oldSelf.properties.odata__dot__type)) && (!(has(self.properties) && has(self.properties.odata__dot__type)) || self.properties.odata__dot__type == oldSelf.properties.odata__dot__type)",message="spec.properties[odata.type] is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.serial)) == (has(oldSelf.properties) && has(oldSelf.properties.serial)) && (!(has(self.properties) && has(self.properties.serial)) || self.properties.serial == oldSelf.properties.serial)",message="spec.properties.serial is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.serial"
@@ -46,6 +46,9 @@ type WidgetSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// +optional
 	Kind *WidgetKind `json:"kind,omitempty"`

@@ -32,7 +32,7 @@ type WidgetsSettingsGearList struct {
 	Items           []WidgetsSettingsGear `json:"items"`
 }
 
-// WidgetsSettingsGearSpec is the desired state of a Microsoft.Contoso/widgets/settings/gears: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// WidgetsSettingsGearSpec is the desired state of a Microsoft.Contoso/widgets/settings/gears: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.__in__)) == (has(oldSelf.properties) && has(oldSelf.properties.__in__)) && (!(has(self.properties) && has(self.properties.__in__)) || self.properties.__in__ == oldSelf.properties.__in__)",message="spec.properties.in is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.in"
 type WidgetsSettingsGearSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
@@ -43,6 +43,9 @@ type WidgetsSettingsGearSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// +optional
 	Properties *WidgetsSettingsGearProperties `json:"properties,omitempty"`

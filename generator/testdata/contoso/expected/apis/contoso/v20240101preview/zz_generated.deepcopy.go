@@ -116,6 +116,10 @@ func (in *LabelSpec) DeepCopyInto(out *LabelSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(LabelProperties)
@@ -706,6 +710,10 @@ func (in *WidgetSpec) DeepCopyInto(out *WidgetSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Kind != nil {
 		in, out := &in.Kind, &out.Kind
 		*out = new(WidgetKind)
@@ -930,6 +938,10 @@ func (in *WidgetsSettingSpec) DeepCopyInto(out *WidgetsSettingSpec) {
 		in, out := &in.Owner, &out.Owner
 		*out = (*in).DeepCopy()
 	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
+		*out = (*in).DeepCopy()
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(WidgetsSettingProperties)
@@ -1113,6 +1125,10 @@ func (in *WidgetsSettingsGearSpec) DeepCopyInto(out *WidgetsSettingsGearSpec) {
 	*out = *in
 	if in.Owner != nil {
 		in, out := &in.Owner, &out.Owner
+		*out = (*in).DeepCopy()
+	}
+	if in.OperatorSpec != nil {
+		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
 	if in.Properties != nil {

@@ -32,7 +32,7 @@ type GrantList struct {
 	Items           []Grant `json:"items"`
 }
 
-// GrantSpec is the desired state of a Microsoft.Fabrikam/grants: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// GrantSpec is the desired state of a Microsoft.Fabrikam/grants: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.principalId)) == (has(oldSelf.properties) && has(oldSelf.properties.principalId)) && (!(has(self.properties) && has(self.properties.principalId)) || self.properties.principalId == oldSelf.properties.principalId)",message="spec.properties.principalId is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.principalId"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.role)) == (has(oldSelf.properties) && has(oldSelf.properties.role)) && (!(has(self.properties) && has(self.properties.role)) || self.properties.role == oldSelf.properties.role)",message="spec.properties.role is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.role"
 type GrantSpec struct {
@@ -44,6 +44,9 @@ type GrantSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// +optional
 	Properties *GrantProperties `json:"properties,omitempty"`

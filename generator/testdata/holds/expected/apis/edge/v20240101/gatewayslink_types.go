@@ -32,7 +32,7 @@ type GatewaysLinkList struct {
 	Items           []GatewaysLink `json:"items"`
 }
 
-// GatewaysLinkSpec is the desired state of a Microsoft.Edge/gateways/links: its PUT takes no request body, so the spec holds only the operator fields azureName, owner and resourceID.
+// GatewaysLinkSpec is the desired state of a Microsoft.Edge/gateways/links: its PUT takes no request body, so the spec holds only the operator fields azureName, owner, resourceID and operatorSpec.
 type GatewaysLinkSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
@@ -42,6 +42,9 @@ type GatewaysLinkSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 }
 
 // GatewaysLinkStatus is the observed state of a Microsoft.Edge/gateways/links: the last GET from ARM, plus conditions.

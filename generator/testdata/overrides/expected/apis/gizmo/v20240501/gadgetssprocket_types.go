@@ -32,7 +32,7 @@ type GadgetsSprocketList struct {
 	Items           []GadgetsSprocket `json:"items"`
 }
 
-// GadgetsSprocketSpec is the desired state of a Microsoft.Gizmo/gadgets/sprockets: the ARM request body, plus the operator fields azureName, owner and resourceID.
+// GadgetsSprocketSpec is the desired state of a Microsoft.Gizmo/gadgets/sprockets: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 type GadgetsSprocketSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
@@ -42,6 +42,9 @@ type GadgetsSprocketSpec struct {
 
 	// ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.
 	ResourceID string `json:"resourceID,omitempty"`
+
+	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
+	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
 	// +optional
 	Properties *SprocketProperties `json:"properties,omitempty"`
