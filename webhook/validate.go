@@ -78,6 +78,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.owner(sp.Child(fieldOwner), spec)
 	c.resourceID(sp.Child(fieldResourceID), spec)
 	c.singleton(sp.Child(fieldAzureName), spec)
+	c.ignoreChanges(sp, spec)
 	return c.errs
 }
 

@@ -38,62 +38,25 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 			digestOnly = true
 		}
 	}
-	var live map[string]any
-	if adopt, _ := spec(st.obj)["resourceID"].(string); last == "" && adopt != "" {
-		// Adoption: the resource must exist; it is never created, and only
-		// what differs from the spec is written.
-		res, err := r.armCall(ctx, st, http.MethodGet, id, nil)
-		if arm.IsNotFound(err) {
-			st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
-			return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
-		}
-		if err != nil {
-			return r.fail(ctx, st, step(stepAdopt, err))
-		}
-		live = res.Body
-		if live == nil {
-			live = map[string]any{}
-		}
+	ign := ignoredOf(st.obj)
+	live, done, result, err := r.liveBefore(ctx, st, id, last, digestOnly, ign)
+	if done {
+		return result, err
 	}
-	if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); live == nil && last == "" && sid != "" && (len(r.Desc.EmbeddedChildren) > 0 || digestOnly) {
-		// Written before, last-applied since dropped (drift correction):
-		// the resource may hold children a whole PUT of the spec would
-		// delete, so the decision is made against the live body.
-		res, err := r.armCall(ctx, st, http.MethodGet, id, nil)
-		switch {
-		case err == nil && res.Body != nil:
-			live = res.Body
-		case err != nil && !arm.IsNotFound(err):
-			return r.fail(ctx, st, step(stepRead+" "+id, err))
-		}
-	}
-	w, err := decideWith(r.Desc, desired, last, live, r.seal.secretDigest)
+	w, err := decideWith(r.Desc, desired, last, live, r.seal.secretDigest, ign)
 	if err == nil && w.NeedLive {
 		res, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
 		if gerr != nil {
 			return r.fail(ctx, st, step(stepRead+" "+id, gerr))
 		}
-		w, err = decideWith(r.Desc, desired, last, res.Body, r.seal.secretDigest)
+		w, err = decideWith(r.Desc, desired, last, res.Body, r.seal.secretDigest, ign)
 	}
 	if err != nil {
 		return r.fail(ctx, st, step(stepDecide, err))
 	}
 	stored := storeApplied(applied)
 	if w.Verb == "" {
-		if rec, _ := st.claimedID(); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
-			// Adopted in sync, or written before the ARM id was sealed (an
-			// earlier operator version): record what the spec says and the
-			// id derived from it, without a write to ARM.
-			if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
-				return reconcile.Result{}, step(stepRecord, err)
-			}
-		}
-		if !st.forced && st.settled() && r.listed(id) {
-			// Nothing to write and nothing new to show: the drift
-			// observer's LIST watches it (no GET, no requeue).
-			return reconcile.Result{}, nil
-		}
-		return r.observe(ctx, st, id, desired)
+		return r.inSync(ctx, st, id, last, applied, stored, desired)
 	}
 	payload := []byte(mustJSON(w.Body))
 	if st.policy.OnlyPlans() {
@@ -154,6 +117,67 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	return r.observe(ctx, st, id, desired)
 }
 
+// inSync ends a reconcile that has nothing to write: the record is brought
+// up to date when the spec changed only where nothing is sent (or was
+// adopted in sync), then the resource is observed unless the drift
+// observer watches it.
+func (r *Reconciler) inSync(ctx context.Context, st *state, id, last, applied, stored string, desired map[string]any) (reconcile.Result, error) {
+	if rec, _ := st.claimedID(); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
+		// Adopted in sync, or written before the ARM id was sealed (an
+		// earlier operator version): record what the spec says and the
+		// id derived from it, without a write to ARM.
+		if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
+			return reconcile.Result{}, step(stepRecord, err)
+		}
+	}
+	if !st.forced && st.settled() && r.listed(id) {
+		// Nothing to write and nothing new to show: the drift
+		// observer's LIST watches it (no GET, no requeue).
+		return reconcile.Result{}, nil
+	}
+	return r.observe(ctx, st, id, desired)
+}
+
+// liveBefore reads the live resource when the decision needs it before
+// any write: an adoption (spec.resourceID), and a resource written before
+// whose last-applied record was dropped (drift correction) that holds
+// embedded children, values at ignored paths, or was recorded as a digest
+// only. done is true when the reconcile ends here, with res and err.
+func (r *Reconciler) liveBefore(ctx context.Context, st *state, id, last string, digestOnly bool, ign ignored) (live map[string]any, done bool, res reconcile.Result, err error) {
+	if adopt, _ := spec(st.obj)["resourceID"].(string); last == "" && adopt != "" {
+		// Adoption: the resource must exist; it is never created, and only
+		// what differs from the spec is written.
+		got, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
+		if arm.IsNotFound(gerr) {
+			st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
+			return nil, true, reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
+		}
+		if gerr != nil {
+			res, err = r.fail(ctx, st, step(stepAdopt, gerr))
+			return nil, true, res, err
+		}
+		live = got.Body
+		if live == nil {
+			live = map[string]any{}
+		}
+	}
+	if sid, _, _ := unstructured.NestedString(st.obj.Object, "status", "id"); live == nil && last == "" && sid != "" && (len(r.Desc.EmbeddedChildren) > 0 || digestOnly || len(ign) > 0) {
+		// Written before, last-applied since dropped (drift correction):
+		// the resource may hold children a whole PUT of the spec would
+		// delete, or values at ignored paths a whole PUT would overwrite,
+		// so the decision is made against the live body.
+		got, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
+		switch {
+		case gerr == nil && got.Body != nil:
+			live = got.Body
+		case gerr != nil && !arm.IsNotFound(gerr):
+			res, err = r.fail(ctx, st, step(stepRead+" "+id, gerr))
+			return nil, true, res, err
+		}
+	}
+	return live, false, reconcile.Result{}, nil
+}
+
 func verbReason(verb string, create bool) string {
 	switch {
 	case create:
@@ -171,14 +195,18 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 		action = "create"
 	}
 	// Secret values are never shown: the plan is an annotation and status.
-	p := mustJSON(map[string]any{"action": action, "verb": w.Verb, "id": id, "body": redactSecrets(r.Desc, w.Body)})
+	plan := map[string]any{"action": action, "verb": w.Verb, "id": id, "body": redactSecrets(r.Desc, w.Body)}
+	if len(w.Ignored) > 0 {
+		plan["ignored"] = w.Ignored
+	}
+	p := mustJSON(plan)
 	base := st.obj.DeepCopy()
 	setAnnotation(st.obj, AnnotationPlan, p)
 	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
 	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, w.Verb, id))
-	var plan map[string]any
+	plan = nil
 	_ = json.Unmarshal([]byte(p), &plan)
 	st.plan = plan
 	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, step(stepStatus, r.writeStatus(ctx, st))

@@ -39,6 +39,10 @@ type Write struct {
 	// only takes tags), and the PUT must keep what others set in Azure.
 	// Call decide again with the GET body.
 	NeedLive bool
+	// Ignored are the paths of spec.operatorSpec.ignoreChanges at which
+	// Azure differs from spec (when the live resource was compared): not
+	// corrected, shown by the plan.
+	Ignored []string
 }
 
 // decide compares the desired ARM body with what was last applied (the
@@ -61,22 +65,29 @@ type Write struct {
 // A patch that sets an embedded child collection (embedded.go) sends the
 // spec's children merged with the live ones, which needs the live body
 // too; a PUT of the live body carries the live children as they are.
+//
+// The paths of spec.operatorSpec.ignoreChanges (ign) are sent on create
+// only: a write to a resource that exists leaves them out of the merge
+// patch (inside an array item, which a merge patch replaces whole, they
+// take the live value), and a difference there alone is no write.
 func decide(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any) (Write, error) {
-	return decideWith(d, desired, lastApplied, live, hash)
+	return decideWith(d, desired, lastApplied, live, hash, nil)
 }
 
 // decideWith is decide with the digest of secret values the last-applied
-// body holds (the reconciler's is keyed: sealer.secretDigest).
-func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any, digest func(any) string) (Write, error) {
+// body holds (the reconciler's is keyed: sealer.secretDigest) and the
+// object's ignored paths.
+func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied string, live map[string]any, digest func(any) string, ign ignored) (Write, error) {
 	var patch map[string]any
 	reason := WhyChanged
+	ignoredDrift := ign.differs(desired, live)
 	switch applied := mustJSON(hashSecretsWith(d, desired, digest)); {
 	case lastApplied == "" && live == nil:
 		return Write{Verb: http.MethodPut, Body: desired, Create: true, Reason: WhyCreate}, nil
 	case lastApplied == "":
-		diff := drift(d, desired, live)
+		diff := drift(d, ign.mask(desired), ign.mask(live))
 		if len(diff) == 0 {
-			return Write{Reason: WhyInSync}, nil
+			return Write{Reason: WhyInSync, Ignored: ignoredDrift}, nil
 		}
 		reason = WhyLive + " at " + strings.Join(diff, ", ")
 		var err error
@@ -84,7 +95,7 @@ func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied st
 			return Write{}, err
 		}
 	case lastApplied == applied:
-		return Write{Reason: WhyInSync}, nil
+		return Write{Reason: WhyInSync, Ignored: ignoredDrift}, nil
 	default:
 		var err error
 		if patch, err = mergePatch(lastApplied, applied); err != nil {
@@ -92,11 +103,21 @@ func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied st
 		}
 		fillFrom(patch, desired)
 	}
+	if ign.fixPatch(patch, live) {
+		return Write{Reason: reason, NeedLive: true}, nil
+	}
+	if len(ign) > 0 && live != nil {
+		dropUnchanged(d, patch, live, nil)
+	}
+	if len(patch) == 0 {
+		// Only ignored paths changed.
+		return Write{Reason: WhyInSync, Ignored: ignoredDrift}, nil
+	}
 	if keepChildren(d, patch, desired, lastApplied, live) {
 		return Write{Reason: reason, NeedLive: true}, nil
 	}
 	if d.HasVerb(http.MethodPatch) && !d.PatchTagsOnly {
-		return Write{Verb: http.MethodPatch, Body: patch, Reason: reason}, nil
+		return Write{Verb: http.MethodPatch, Body: patch, Reason: reason, Ignored: ignoredDrift}, nil
 	}
 	if live == nil {
 		return Write{Reason: reason, NeedLive: true}, nil
@@ -105,7 +126,7 @@ func decideWith(d *descriptor.Descriptor, desired map[string]any, lastApplied st
 	if err != nil {
 		return Write{}, err
 	}
-	return Write{Verb: http.MethodPut, Body: body, Reason: reason}, nil
+	return Write{Verb: http.MethodPut, Body: body, Reason: reason, Ignored: ignoredDrift}, nil
 }
 
 // mergePatch returns the JSON merge patch from one body to another; each

@@ -26,6 +26,9 @@ var (
 	armErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "armature_arm_errors_total", Help: "ARM errors a reconcile ended on, by ARM error code and class of runtime/arm's error table (retry, object-change, world-change, name-taken).",
 	}, []string{"code", "class"})
+	driftIgnored = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "armature_drift_ignored_total", Help: "Times Azure was found to differ from spec at a path of spec.operatorSpec.ignoreChanges (not corrected), by kind and ignored path.",
+	}, []string{"kind", "path"})
 	createOnlyRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "armature_create_only_refusals_total", Help: "Writes Azure refused because they changed a property it sets only at create, by kind and property path (from the body root; several joined by commas when ARM named none and the write changed several).",
 	}, []string{"kind", "path"})
@@ -41,7 +44,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, createOnlyRefusals, inflight, observerPasses, observerRequeues)
+	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, createOnlyRefusals, driftIgnored, inflight, observerPasses, observerRequeues)
 }
 
 func observeARM(verb string, err error) {

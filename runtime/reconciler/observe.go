@@ -46,7 +46,14 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	}
 	// The body as the apiserver stores it in status (normalized).
 	body := normalize(r.Desc, res.Body)
-	diff, normalised := splitDrift(st, drift(r.Desc, desired, res.Body), body)
+	// Drift at spec.operatorSpec.ignoreChanges paths is reported, never
+	// corrected.
+	ign := ignoredOf(st.obj)
+	ignoredDrift := ign.differs(desired, res.Body)
+	for _, p := range ignoredDrift {
+		driftIgnored.WithLabelValues(r.Desc.Kind, p).Inc()
+	}
+	diff, normalised := splitDrift(st, drift(r.Desc, ign.mask(desired), ign.mask(res.Body)), body)
 	if len(diff) > 0 {
 		if st.policy.CorrectsDrift() {
 			// Drift is measured against status and the last-applied
@@ -82,11 +89,14 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		case state == "" || strings.EqualFold(state, "Succeeded") || strings.EqualFold(state, "Ready"):
 			// Ready: SQL's outbound firewall rules end there
 			// (test/recordings/Test_SQL_Server_CRUD.yaml).
-			note := ""
+			var notes []string
 			if len(normalised) > 0 {
-				note = "ARM answers " + strings.Join(normalised, ", ") + " differently from spec: its normalisation of what was applied, not drift"
+				notes = append(notes, "ARM answers "+strings.Join(normalised, ", ")+" differently from spec: its normalisation of what was applied, not drift")
 			}
-			st.setCondition(true, ReasonSucceeded, note)
+			if len(ignoredDrift) > 0 {
+				notes = append(notes, ignoredNote(ignoredDrift))
+			}
+			st.setCondition(true, ReasonSucceeded, strings.Join(notes, "; "))
 		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
 			st.userMustAct(ReasonFailed, "provisioningState is "+state)
 		default:

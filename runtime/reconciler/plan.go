@@ -21,6 +21,9 @@ type Plan struct {
 	Body map[string]any `json:"body,omitempty"`
 	// Reason says why (see Write.Reason).
 	Reason string `json:"reason,omitempty"`
+	// Ignored are the paths of spec.operatorSpec.ignoreChanges at which
+	// Azure differs from spec: never corrected (see Write.Ignored).
+	Ignored []string `json:"ignored,omitempty"`
 }
 
 // PlanFor computes, without writing anything, what a reconcile would send
@@ -55,11 +58,11 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 			live = map[string]any{}
 		}
 	}
-	w, err := decide(d, desired, last, live)
+	w, err := decideWith(d, desired, last, live, hash, ignoredOf(obj))
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Action: "none", ID: id, Verb: w.Verb, Body: w.Body, Reason: w.Reason}
+	p := &Plan{Action: "none", ID: id, Verb: w.Verb, Body: w.Body, Reason: w.Reason, Ignored: w.Ignored}
 	switch {
 	case w.Create:
 		p.Action = "create"
