@@ -28,6 +28,10 @@ verify: generate ## Regenerate and fail if generated/ differs from what is commi
 manifests: ## Render the generated parts of config/ (CRDs per group, RBAC, webhook configurations, conversion, samples) from generated/.
 	$(GO) run ./hack/manifests
 
+.PHONY: terraform-facts
+terraform-facts: ## Regenerate specs/terraform/azurerm.json (ForceNew/updatable facts) from terraform-provider-azurerm (AZURERM_DIR=checkout or AZURERM_GITDIR=git dir).
+	@hack/terraform-facts.sh
+
 .PHONY: docker-build
 docker-build: ## Build the operator image (needs docker and a registry to pull the base images from).
 	docker build -t armature-operator:dev .
