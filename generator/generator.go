@@ -31,6 +31,7 @@ import (
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/override"
@@ -61,6 +62,9 @@ type Options struct {
 	Descriptions emit.Descriptions
 	// Progress, when set, receives a line per step.
 	Progress func(string)
+	// Facts are the facts tables classification reads beside the swagger
+	// (specs/terraform; nil for none).
+	Facts *facts.Table
 }
 
 // Timings are the wall times of the stages.
@@ -179,7 +183,7 @@ func analyze(opts Options, files []string, fixes *override.Set) (*Analysis, erro
 			Group: short + "." + domain, Short: short, Version: model.Version(r.APIVersion), APIVersion: r.APIVersion,
 			Kind: model.KindNameOf(r), ARMType: r.ARMType,
 		})
-		tb, err := classify.ClassifyWith(a.Loader, r, k)
+		tb, err := classify.ClassifyWith(a.Loader, r, classify.Inputs{Fixes: k, Facts: opts.Facts})
 		if err != nil {
 			a.Errors = append(a.Errors, fmt.Errorf("%s: %w", r.ARMType, err))
 			a.Skipped = append(a.Skipped, tree.Skipped{Path: r.Path, File: r.File, Reason: err.Error()})

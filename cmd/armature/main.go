@@ -35,6 +35,7 @@ import (
 	"github.com/armature-dev/armature/generator"
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/inspect"
 	"github.com/armature-dev/armature/generator/tree"
 )
@@ -113,12 +114,33 @@ type common struct {
 	config   string
 	specRoot string
 	domain   string
+	facts    string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "generator config (default specs/armature.yaml when no FILE is given)")
 	fs.StringVar(&c.specRoot, "spec-root", "", "folder swagger paths are relative to (env "+config.EnvSpecRoot+"; default "+config.DefaultSpecRoot+")")
 	fs.StringVar(&c.domain, "domain", "", "API group suffix (default from config, else azure.armature.dev)")
+	fs.StringVar(&c.facts, "facts", "", "comma-separated facts files classification reads beside the swagger, or none (default: the config's facts; without a config, "+defaultFacts+" when it exists)")
+}
+
+// defaultFacts is the facts table of the repository (hack/tffacts).
+const defaultFacts = "specs/terraform/azurerm.json"
+
+// factFiles returns the facts files the flags and the config name.
+func (c *common) factFiles(cfg *config.Config) []string {
+	switch {
+	case c.facts == "none":
+		return nil
+	case c.facts != "":
+		return strings.Split(c.facts, ",")
+	case cfg != nil:
+		return cfg.FactFiles()
+	}
+	if _, err := os.Stat(defaultFacts); err == nil {
+		return []string{defaultFacts}
+	}
+	return nil
 }
 
 // options turns flags and arguments into generator options.
@@ -157,6 +179,13 @@ func (c *common) options(args []string) (generator.Options, *config.Config, erro
 	}
 	if st, err := os.Stat(opts.SpecRoot); err != nil || !st.IsDir() {
 		return opts, nil, fmt.Errorf("spec root %s is not a folder: run hack/sync-specs.sh, or set --spec-root or %s", opts.SpecRoot, config.EnvSpecRoot)
+	}
+	if files := c.factFiles(cfg); len(files) > 0 {
+		t, err := facts.Load(files...)
+		if err != nil {
+			return opts, nil, err
+		}
+		opts.Facts = t
 	}
 	return opts, cfg, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
@@ -43,6 +44,27 @@ const (
 	RulePUTNoPATCH       = "in the PUT body; the resource has no PATCH"
 	RulePUTTagsPATCH     = "in the PUT body; PATCH only updates tags, so updates go through PUT"
 	RuleGETOnly          = "only in the GET response"
+	// RuleNotRealPatch is the rule of a property the PUT/PATCH comparison
+	// cannot judge: the PATCH body is not a patch of the resource (it
+	// lacks the PUT's tags: a bare envelope such as Web's
+	// ProxyOnlyResource), so updates go through PUT.
+	RuleNotRealPatch = "in the PUT body; the PATCH body is not a patch of the resource (no tags), so updates go through PUT"
+	// RuleLocation and RuleExtendedLocation are the ARM-wide rules.
+	RuleLocation         = "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)"
+	RuleExtendedLocation = "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)"
+	// RuleServerFilled is the ARM-wide rule of members the service fills.
+	RuleServerFilled = "ARM-wide: filled by the service wherever it appears (%s)"
+	// RuleFactForceNew and RuleFactInPlace are the rules of the facts
+	// table; the evidence follows.
+	RuleFactForceNew = "terraform: Azure cannot update it in place: "
+	RuleFactInPlace  = "terraform: Azure updates it in place: "
+	// RuleFactConflict is the rule of a property missing from the PATCH
+	// body on which the facts disagree: the comparison alone does not make
+	// it createOnly.
+	RuleFactConflict = "in the PUT body, not in the PATCH body, but the facts disagree, so it is not createOnly: "
+	// RuleFactInPlaceBelow is the rule of a property missing from the
+	// PATCH body that holds properties Azure updates in place.
+	RuleFactInPlaceBelow = "in the PUT body, not in the PATCH body, but Azure updates properties inside it in place: "
 	// RuleOverride is the rule of a class an override decided; the
 	// override's because follows.
 	RuleOverride = "override: "
@@ -74,9 +96,35 @@ type Entry struct {
 	// Override is what the overrides of specs/armature.yaml say about the
 	// property, or nil.
 	Override *override.Fix `json:"override,omitempty"`
+	// Source is the source that decided the class (SourceOverride,
+	// SourceARM, SourceTerraform, SourceMutability, SourcePatch or
+	// SourceSwagger); a property inside a createOnly or readOnly one has
+	// its holder's source.
+	Source string `json:"source,omitempty"`
+	// Swagger is the class the swagger alone gives, when an ARM-wide rule
+	// or the facts decided another one.
+	Swagger Class `json:"swagger,omitempty"`
+	// Facts cites what the facts table says about the property when it
+	// did not decide the class: a conditional ForceNew, a conflict, or
+	// agreement with the swagger.
+	Facts string `json:"facts,omitempty"`
 	// InPUT is true when the PUT body has the property.
 	InPUT bool `json:"-"`
 }
+
+// The sources of a class, in the order they are consulted
+// (docs/classification.md).
+const (
+	SourceOverride   = "override"
+	SourceARM        = "arm"
+	SourceTerraform  = "terraform"
+	SourceMutability = "x-ms-mutability"
+	SourcePatch      = "put/patch"
+	SourceSwagger    = "swagger"
+)
+
+// Sources lists the sources in their order.
+var Sources = []string{SourceOverride, SourceARM, SourceTerraform, SourceMutability, SourcePatch, SourceSwagger}
 
 // OverrideSummary says in a few words what overrides changed at the
 // property ("class readOnly", "hidden", `default "TLS1_2"`, joined by
@@ -162,38 +210,50 @@ func (s pathSet) covers(path descriptor.Path) bool {
 // parent returns the path of the property that holds path (nil at the root).
 func parent(path descriptor.Path) descriptor.Path { return path.Holder() }
 
-// Classify builds the table of a resource from its swagger alone.
+// Classify builds the table of a resource from its swagger and the
+// ARM-wide rules alone.
 func Classify(l *load.Loader, r *tree.Resource) (*Table, error) {
-	return ClassifyWith(l, r, nil)
+	return ClassifyWith(l, r, Inputs{})
 }
 
-// ClassifyWith builds the table of a resource and applies the overrides
-// that select it (nil for none): see fix.
-func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Table, error) {
-	put, err := walkOp(l, r.Ops["PUT"], true)
-	if err != nil {
-		return nil, err
-	}
-	var patch pathSet
-	hasPatch := r.Ops["PATCH"] != nil && !r.PatchTagsOnly
-	if op := r.Ops["PATCH"]; hasPatch {
-		if patch, err = walkOp(l, op, true); err != nil {
-			return nil, err
-		}
-	}
-	get, err := walkOp(l, r.Ops["GET"], false)
-	if err != nil {
-		return nil, err
-	}
+// Inputs are what classification reads beside the swagger.
+type Inputs struct {
+	// Fixes are the overrides that select the resource (nil for none):
+	// see fix.
+	Fixes *override.Kind
+	// Facts are the facts tables (nil for none).
+	Facts *facts.Table
+}
 
+// classifier holds what the rules of one resource read.
+type classifier struct {
+	r          *tree.Resource
+	put, patch pathSet
+	get        pathSet
+	hasGet     bool
+	hasPatch   bool // a PATCH whose body the comparison may judge
+	notPatch   bool // a PATCH whose body is not a patch of the resource
+	tracked    bool // the PUT body has a top-level location
+	facts      *facts.Table
+	classes    map[string]Class
+	sources    map[string]string
+}
+
+// ClassifyWith builds the table of a resource from its swagger, the
+// ARM-wide rules, the facts and the overrides that select it.
+func ClassifyWith(l *load.Loader, r *tree.Resource, in Inputs) (*Table, error) {
+	c, err := newClassifier(l, r, in.Facts)
+	if err != nil {
+		return nil, err
+	}
+	fixes := in.Fixes
 	t := &Table{index: map[string]int{}}
-	classes := map[string]Class{}
-	paths := make([]descriptor.Path, 0, len(put)+len(get))
-	for _, n := range put {
+	paths := make([]descriptor.Path, 0, len(c.put)+len(c.get))
+	for _, n := range c.put {
 		paths = append(paths, n.path)
 	}
-	for k, n := range get {
-		if _, ok := put[k]; !ok {
+	for k, n := range c.get {
+		if _, ok := c.put[k]; !ok {
 			paths = append(paths, n.path)
 		}
 	}
@@ -206,24 +266,19 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Tabl
 			continue // the replaced schema has no declared properties
 		}
 		var e Entry
-		if n, ok := put[key]; ok {
-			c, rule := decide(p, n, classes, patch, hasPatch, get, r.Ops["GET"] != nil)
-			if rule == RulePUTNoPATCH && r.PatchTagsOnly {
-				rule = RulePUTTagsPATCH
-			}
-			e = Entry{Path: p, Class: c, Rule: rule, Required: n.prop.Required, Type: jsonType(n.prop.Schema), InPUT: true}
+		if n, ok := c.put[key]; ok {
+			e = c.decide(p, n)
 		} else {
-			c, rule := ReadOnly, RuleGETOnly
-			if pc, pp := inherited(p, classes); pc == ReadOnly {
-				rule = sprintf(RuleReadOnlyParent, pp.String())
+			e = Entry{Path: p, Class: ReadOnly, Rule: RuleGETOnly, Source: SourceSwagger, Type: jsonType(c.get[key].prop.Schema)}
+			if pc, pp := inherited(p, c.classes); pc == ReadOnly {
+				e.Rule, e.Source = sprintf(RuleReadOnlyParent, pp.String()), c.sources[pp.String()]
 			}
-			e = Entry{Path: p, Class: c, Rule: rule, Type: jsonType(get[key].prop.Schema)}
 		}
 		if h := under(p, hidden); h != nil {
 			e.Hidden, e.Rule = true, e.Rule+sprintf(RuleHiddenParent, h.String())
 		}
 		if f := fixes.At(p); f != nil {
-			pc, pp := inherited(p, classes)
+			pc, pp := inherited(p, c.classes)
 			if pc != ReadOnly {
 				pp = nil
 			}
@@ -235,11 +290,172 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, fixes *override.Kind) (*Tabl
 				hidden = append(hidden, p)
 			}
 		}
-		classes[key] = e.Class
+		c.classes[key], c.sources[key] = e.Class, e.Source
 		t.index[key] = len(t.Entries)
 		t.Entries = append(t.Entries, e)
 	}
 	return t, nil
+}
+
+// newClassifier walks the schemas of a resource.
+func newClassifier(l *load.Loader, r *tree.Resource, f *facts.Table) (*classifier, error) {
+	c := &classifier{r: r, facts: f, classes: map[string]Class{}, sources: map[string]string{}}
+	var err error
+	if c.put, err = walkOp(l, r.Ops["PUT"], true); err != nil {
+		return nil, err
+	}
+	if op := r.Ops["PATCH"]; op != nil && !r.PatchTagsOnly {
+		if c.patch, err = walkOp(l, op, true); err != nil {
+			return nil, err
+		}
+		// A PATCH body without the PUT's tags is not a patch of the
+		// resource (Web's PATCH bodies are ProxyOnlyResource envelopes):
+		// what it lacks says nothing about what ARM updates.
+		_, putTags := c.put["tags"]
+		c.notPatch = putTags && !c.patch.covers(descriptor.P("tags"))
+		c.hasPatch = !c.notPatch
+	}
+	if c.get, err = walkOp(l, r.Ops["GET"], false); err != nil {
+		return nil, err
+	}
+	c.hasGet = r.Ops["GET"] != nil
+	_, c.tracked = c.put["location"]
+	return c, nil
+}
+
+// decide classifies a property of the PUT body: the swagger's rules, then
+// the ARM-wide rules and the facts on top of them.
+func (c *classifier) decide(path descriptor.Path, n *node) Entry {
+	e := Entry{Path: path, Required: n.prop.Required, Type: jsonType(n.prop.Schema), InPUT: true}
+	pc, pp := inherited(path, c.classes)
+	if pc == ReadOnly {
+		e.Class, e.Rule, e.Source = ReadOnly, sprintf(RuleReadOnlyParent, pp.String()), c.sources[pp.String()]
+		return e
+	}
+	ans := c.facts.Lookup(c.r.ARMType, path)
+	swagger, rule := c.swagger(path, n)
+	e.Class, e.Rule, e.Source = swagger, rule, sourceOf(rule)
+	if swagger == ReadOnly || swagger == Secret {
+		return e
+	}
+	if what, ok := serverFilled(path); ok {
+		e.Class, e.Rule, e.Source, e.Swagger = ReadOnly, sprintf(RuleServerFilled, what), SourceARM, swagger
+		return e
+	}
+	if pc == CreateOnly {
+		e.Class, e.Rule, e.Source = CreateOnly, sprintf(RuleCreateOnlyParent, pp.String()), c.sources[pp.String()]
+		return e
+	}
+	switch below := c.facts.UpdatedBelow(c.r.ARMType, path); {
+	case c.armWide(path) != "":
+		e.Class, e.Rule, e.Source = CreateOnly, c.armWide(path), SourceARM
+	case ans.Verdict == facts.CreateOnly:
+		e.Class, e.Rule, e.Source = CreateOnly, RuleFactForceNew+ans.Cite(), SourceTerraform
+	case swagger == CreateOnly && ans.Verdict == facts.InPlace:
+		e.Class, e.Rule, e.Source = Writable, RuleFactInPlace+ans.Cite(), SourceTerraform
+	case rule == RuleNotInPATCH && ans.Verdict == facts.Conflict:
+		e.Class, e.Rule, e.Source = Writable, RuleFactConflict+ans.Cite(), SourceTerraform
+	case rule == RuleNotInPATCH && len(below) > 0:
+		e.Class, e.Rule, e.Source = Writable, RuleFactInPlaceBelow+facts.Answer{Evidence: below}.Cite(), SourceTerraform
+	}
+	if e.Class != swagger {
+		e.Swagger = swagger
+	} else if ans.Verdict != facts.None {
+		e.Facts = ans.Verdict.String() + ": " + ans.Cite()
+	}
+	return e
+}
+
+// armWide returns the rule of an ARM-wide create-only property, or "".
+func (c *classifier) armWide(path descriptor.Path) string {
+	if !c.tracked || len(path) != 1 {
+		return ""
+	}
+	switch path[0] {
+	case "location":
+		return RuleLocation
+	case "extendedLocation":
+		return RuleExtendedLocation
+	}
+	return ""
+}
+
+// serverFilled reports whether the service fills the member at path
+// wherever it appears, and the ARM document that says so.
+func serverFilled(path descriptor.Path) (string, bool) {
+	last := path.Last()
+	switch {
+	case last == "provisioningState":
+		return "provisioningState: the ARM resource provider contract's async-api-reference says the service sets it", true
+	case (last == "principalId" || last == "clientId") && len(path) >= 3 && path[len(path)-2] == descriptor.Values && path[len(path)-3] == "userAssignedIdentities":
+		return "userAssignedIdentities.*." + last + ": common-types managedidentity.json UserAssignedIdentity marks it readOnly", true
+	case (last == "principalId" || last == "tenantId") && len(path) == 2 && path[0] == "identity":
+		return "identity." + last + ": common-types managedidentity.json ManagedServiceIdentity marks it readOnly", true
+	}
+	return "", false
+}
+
+// sourceOf names the source of a rule of the swagger.
+func sourceOf(rule string) string {
+	switch rule {
+	case RuleMutCreateOnly, RuleMutWriteOnly, RuleMutWritable, RuleMutNoCreate, RuleMutReadOnly:
+		return SourceMutability
+	case RuleNotInPATCH:
+		return SourcePatch
+	}
+	return SourceSwagger
+}
+
+// swagger is the class the swagger gives a property of the PUT body that
+// no readOnly parent holds.
+func (c *classifier) swagger(path descriptor.Path, n *node) (Class, string) {
+	p := n.prop
+	if p.Secret() {
+		if load.ExtBool(p.Decl.Extensions, "x-ms-secret") || load.ExtBool(p.Schema.Extensions, "x-ms-secret") {
+			return Secret, RuleSecret
+		}
+		return Secret, RulePassword
+	}
+	mut, hasMut := p.Mutability()
+	has := func(v string) bool {
+		return slices.ContainsFunc(mut, func(m string) bool { return strings.EqualFold(m, v) })
+	}
+	if hasMut && !has("create") && !has("update") {
+		return ReadOnly, RuleMutReadOnly
+	}
+	if p.ReadOnly() {
+		return ReadOnly, RuleReadOnlyPUT
+	}
+	if pc, pp := inherited(path, c.classes); pc == CreateOnly {
+		return CreateOnly, sprintf(RuleCreateOnlyParent, pp.String())
+	}
+	if hasMut {
+		switch {
+		case has("create") && !has("update"):
+			return CreateOnly, RuleMutCreateOnly
+		case !has("read"):
+			return WriteOnly, RuleMutWriteOnly
+		case !has("create"):
+			return Writable, RuleMutNoCreate
+		default:
+			return Writable, RuleMutWritable
+		}
+	}
+	if c.hasPatch && !c.patch.covers(path) {
+		return CreateOnly, RuleNotInPATCH
+	}
+	if c.hasGet && !c.get.covers(path) {
+		return WriteOnly, RuleNotInGET
+	}
+	switch {
+	case c.hasPatch && c.patch.covers(path):
+		return Writable, RulePUTAndPATCH
+	case c.notPatch:
+		return Writable, RuleNotRealPatch
+	case c.r.PatchTagsOnly:
+		return Writable, RulePUTTagsPATCH
+	}
+	return Writable, RulePUTNoPATCH
 }
 
 // under returns the path of list that p is strictly below, or nil.
@@ -268,7 +484,7 @@ func fix(e *Entry, f *override.Fix, k *override.Kind, readOnlyParent descriptor.
 		case c == Secret && e.Type != "string" && e.Type != "":
 			k.Problem(f, "class", "class secret needs a string, and this is "+e.Type)
 		case c != e.Class:
-			e.Was, e.Class, e.Rule = e.Class, c, RuleOverride+f.Why("class")
+			e.Was, e.Class, e.Rule, e.Source = e.Class, c, RuleOverride+f.Why("class"), SourceOverride
 			k.Applied(f, "class")
 		}
 	}
@@ -331,60 +547,6 @@ func inherited(path descriptor.Path, classes map[string]Class) (Class, descripto
 		}
 	}
 	return found, at
-}
-
-func decide(path descriptor.Path, n *node, classes map[string]Class, patch pathSet, hasPatch bool, get pathSet, hasGet bool) (Class, string) {
-	pc, pp := inherited(path, classes)
-	if pc == ReadOnly {
-		return ReadOnly, sprintf(RuleReadOnlyParent, pp.String())
-	}
-	p := n.prop
-	if p.Secret() {
-		if load.ExtBool(p.Decl.Extensions, "x-ms-secret") || load.ExtBool(p.Schema.Extensions, "x-ms-secret") {
-			return Secret, RuleSecret
-		}
-		return Secret, RulePassword
-	}
-	mut, hasMut := p.Mutability()
-	has := func(v string) bool {
-		for _, m := range mut {
-			if strings.EqualFold(m, v) {
-				return true
-			}
-		}
-		return false
-	}
-	if hasMut && !has("create") && !has("update") {
-		return ReadOnly, RuleMutReadOnly
-	}
-	if p.ReadOnly() {
-		return ReadOnly, RuleReadOnlyPUT
-	}
-	if pc == CreateOnly {
-		return CreateOnly, sprintf(RuleCreateOnlyParent, pp.String())
-	}
-	if hasMut {
-		switch {
-		case has("create") && !has("update"):
-			return CreateOnly, RuleMutCreateOnly
-		case !has("read"):
-			return WriteOnly, RuleMutWriteOnly
-		case !has("create"):
-			return Writable, RuleMutNoCreate
-		default:
-			return Writable, RuleMutWritable
-		}
-	}
-	if hasPatch && !patch.covers(path) {
-		return CreateOnly, RuleNotInPATCH
-	}
-	if hasGet && !get.covers(path) {
-		return WriteOnly, RuleNotInGET
-	}
-	if hasPatch {
-		return Writable, RulePUTAndPATCH
-	}
-	return Writable, RulePUTNoPATCH
 }
 
 func sprintf(format, arg string) string { return strings.Replace(format, "%s", arg, 1) }

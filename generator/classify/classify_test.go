@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/override"
 	"github.com/armature-dev/armature/generator/tree"
@@ -40,7 +41,7 @@ func tableWith(t *testing.T, root, file, armType string, list []config.Override)
 		}
 		fixes = override.New("armature.yaml", list).For(override.Target{Kind: "Thing", ARMType: armType})
 	}
-	tb, err := ClassifyWith(l, r, fixes)
+	tb, err := ClassifyWith(l, r, Inputs{Fixes: fixes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestRules(t *testing.T) {
 	tb := table(t, "testdata", "rules.json", "Microsoft.Rules/things")
 	check(t, tb, map[string]want{
 		"id":                {ReadOnly, RuleGETOnly},
-		"location":          {CreateOnly, RuleNotInPATCH},
+		"location":          {CreateOnly, RuleLocation},
 		"sku":               {Writable, RulePUTAndPATCH}, // readOnly in GET does not count
 		"sku.name":          {Writable, RulePUTAndPATCH},
 		"network.subnet":    {Writable, RulePUTAndPATCH},
@@ -117,7 +118,7 @@ func TestOverrides(t *testing.T) {
 		"settings.b.c":     {Writable, RulePUTAndPATCH + "; hidden inside settings"},
 		"mutable":          {Writable, RuleMutNoCreate},
 		"extras":           {Writable, RulePUTAndPATCH},
-		"location":         {CreateOnly, RuleNotInPATCH},
+		"location":         {CreateOnly, RuleLocation},
 		"password":         {Secret, RulePassword},
 	})
 	if e, _ := tb.Entry(descriptor.MustParsePath("network")); e.Was != Writable {
@@ -137,7 +138,7 @@ func TestOverrides(t *testing.T) {
 func TestContosoWidget(t *testing.T) {
 	tb := table(t, "../testdata/contoso/input", "widgets.json", "Microsoft.Contoso/widgets")
 	check(t, tb, map[string]want{
-		"location":                     {CreateOnly, RuleMutCreateOnly},
+		"location":                     {CreateOnly, RuleLocation},
 		"tags":                         {Writable, RuleMutWritable},
 		"sku":                          {Writable, RulePUTAndPATCH},
 		"properties.serial":            {CreateOnly, RuleNotInPATCH},
@@ -174,8 +175,75 @@ func TestParent(t *testing.T) {
 func TestTagsOnlyPatch(t *testing.T) {
 	tb := table(t, "testdata", "rules.json", "Microsoft.Rules/gadgets")
 	check(t, tb, map[string]want{
-		"location":           {CreateOnly, RuleMutCreateOnly},
+		"location":           {CreateOnly, RuleLocation},
 		"tags":               {Writable, RulePUTTagsPATCH},
 		"properties.version": {Writable, RulePUTTagsPATCH},
 	})
+}
+
+// A PATCH body without the PUT's tags (Web's ProxyOnlyResource envelopes)
+// is not a patch of the resource: what it lacks is not createOnly. Members
+// the service fills are readOnly wherever they appear.
+func TestNotARealPatch(t *testing.T) {
+	tb := table(t, "testdata", "rules.json", "Microsoft.Rules/farms")
+	check(t, tb, map[string]want{
+		"location":                              {CreateOnly, RuleLocation},
+		"tags":                                  {Writable, RuleNotRealPatch},
+		"sku.name":                              {Writable, RuleNotRealPatch},
+		"properties.reserved":                   {Writable, RuleNotRealPatch},
+		"properties.pools[*].name":              {Writable, RuleNotRealPatch},
+		"properties.pools[*].provisioningState": {ReadOnly, sprintf(RuleServerFilled, "provisioningState: the ARM resource provider contract's async-api-reference says the service sets it")},
+		"identity.principalId":                  {ReadOnly, sprintf(RuleServerFilled, "identity.principalId: common-types managedidentity.json ManagedServiceIdentity marks it readOnly")},
+		"identity.userAssignedIdentities.*.clientId": {ReadOnly, sprintf(RuleServerFilled, "userAssignedIdentities.*.clientId: common-types managedidentity.json UserAssignedIdentity marks it readOnly")},
+		"identity.type": {Writable, RuleNotRealPatch},
+	})
+	if e, _ := tb.Entry(descriptor.MustParsePath("location")); e.Source != SourceARM || e.Swagger != Writable {
+		t.Errorf("location: source %q, swagger %q; want arm over the swagger's writable", e.Source, e.Swagger)
+	}
+}
+
+// The facts decide after the ARM-wide rules and before x-ms-mutability and
+// the PUT/PATCH comparison; a property they show updated in place is never
+// createOnly by the comparison alone, nor is one that holds such a
+// property; conditional facts and conflicts decide nothing.
+func TestFacts(t *testing.T) {
+	f := &facts.File{Commit: "c", Resources: []facts.Resource{{
+		Resource: "azurerm_thing", ARMType: "Microsoft.Rules/things", File: "thing.go",
+		Facts: []facts.Fact{
+			{Attribute: "location", Path: "location", Fact: facts.Updatable, Line: 1},
+			{Attribute: "sku_name", Path: "sku.name", Fact: facts.ForceNew, Line: 2},
+			{Attribute: "fixed_ip", Path: "network.fixed.ip", Fact: facts.Updatable, Line: 3},
+			{Attribute: "subnet", Path: "network.subnet", Fact: facts.ConditionalForceNew, Line: 4, Condition: "ForceNewIfChange"},
+			{Attribute: "mutable", Path: "mutable", Fact: facts.ForceNew, Line: 5},
+		},
+	}}}
+	ft := &facts.Table{}
+	if err := ft.Add(f); err != nil {
+		t.Fatal(err)
+	}
+	l := load.New("testdata")
+	d, err := l.Load("rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := tree.Build(l, []*load.Document{d})
+	tb, err := ClassifyWith(l, tr.Resource("Microsoft.Rules/things"), Inputs{Facts: ft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, tb, map[string]want{
+		"location":         {CreateOnly, RuleLocation}, // ARM-wide comes first
+		"sku.name":         {CreateOnly, RuleFactForceNew + "azurerm_thing.sku_name ForceNew (thing.go:2)"},
+		"network.fixed":    {Writable, RuleFactInPlaceBelow + "azurerm_thing.fixed_ip updated in place (thing.go:3)"},
+		"network.fixed.ip": {Writable, RuleFactInPlace + "azurerm_thing.fixed_ip updated in place (thing.go:3)"},
+		"network.subnet":   {Writable, RulePUTAndPATCH},
+		"mutable":          {CreateOnly, RuleFactForceNew + "azurerm_thing.mutable ForceNew (thing.go:5)"},
+	})
+	e, _ := tb.Entry(descriptor.MustParsePath("network.subnet"))
+	if e.Facts == "" || e.Source != SourceSwagger {
+		t.Errorf("network.subnet: facts %q, source %q; want the conditional fact shown, the swagger deciding", e.Facts, e.Source)
+	}
+	if e, _ := tb.Entry(descriptor.MustParsePath("sku.name")); e.Source != SourceTerraform || e.Swagger != Writable {
+		t.Errorf("sku.name: source %q swagger %q", e.Source, e.Swagger)
+	}
 }

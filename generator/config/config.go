@@ -52,6 +52,13 @@ type Config struct {
 	// from (generator/profile). Defaults to none: the profiles then come
 	// from the examples and the swagger alone.
 	Recordings []string `json:"recordings,omitempty"`
+	// Facts are data files of facts about ARM properties from outside the
+	// swagger (specs/terraform/azurerm.json, which hack/tffacts writes from
+	// Terraform's azurerm provider), relative to the repository root.
+	// Classification reads them after the ARM-wide rules and before
+	// x-ms-mutability and the PUT/PATCH comparison (docs/classification.md).
+	// Defaults to none.
+	Facts []string `json:"facts,omitempty"`
 
 	// Dir is the repository root the relative paths above start from (the
 	// parent of the folder holding the file). Set by Load.
@@ -167,6 +174,21 @@ func firstMatch(list []Select, armType string) int {
 		}
 	}
 	return -1
+}
+
+// FactFiles returns the facts files of the config as paths to open.
+func (c *Config) FactFiles() []string {
+	if c == nil {
+		return nil
+	}
+	out := make([]string, 0, len(c.Facts))
+	for _, f := range c.Facts {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(c.Dir, f)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // ConfigFile returns the name of the file for messages: File, or
