@@ -137,7 +137,7 @@ func (c *common) factFiles(cfg *config.Config) []string {
 	case cfg != nil:
 		return cfg.FactFiles()
 	}
-	if _, err := os.Stat(defaultFacts); err == nil {
+	if exists(defaultFacts) {
 		return []string{defaultFacts}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/sweep"
 )
 
@@ -74,6 +75,12 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 
 	bar := newSweepBar(stdout, stderr)
 	opts := sweep.Options{Root: rest[0], AllVersions: *all, Jobs: *jobs, ModuleRoot: mod, Keep: *keep, NoBuild: *noBuild, Domain: *domain, Events: bar.event}
+	// The repository's facts table, as generate reads it.
+	if f := filepath.Join(mod, defaultFacts); exists(f) {
+		if opts.Facts, err = facts.Load(f); err != nil {
+			return err
+		}
+	}
 	res, err := sweep.Run(ctx, opts)
 	bar.clear()
 	if err != nil {
@@ -232,4 +239,10 @@ func (b *sweepBar) draw() {
 		line = line[:w+4-1] + "…"
 	}
 	fmt.Fprint(b.tty, line)
+}
+
+// exists reports whether a file exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

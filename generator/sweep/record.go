@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -114,12 +115,66 @@ type Record struct {
 	Examples int        `json:"examples"`
 	Accepted int        `json:"examplesAccepted"`
 	Rejected []Rejected `json:"examplesRejected,omitempty"`
+	// Classes counts the classified properties of the newest api-version
+	// (generator/classify; docs/classification.md).
+	Classes Classes `json:"classes"`
 	// Build is BuildOK, BuildFailed, BuildNone or BuildSkipped.
 	Build    string        `json:"build"`
 	Stages   Stages        `json:"stages"`
 	Duration time.Duration `json:"-"`
 	// Out is the folder of the temporary module the output was written to.
 	Out string `json:"-"`
+}
+
+// Classes counts create-only properties by the source that decided them,
+// and the properties where the sources disagree.
+type Classes struct {
+	// CreateOnly counts createOnly properties by source (classify.Sources).
+	CreateOnly map[string]int `json:"createOnly,omitempty"`
+	// Disagree counts properties whose class an ARM-wide rule or the facts
+	// decided against the swagger's class.
+	Disagree int `json:"disagree"`
+	// Facts counts properties the facts table speaks of; Undecided those
+	// it speaks of without deciding (conditional, conflicting, or agreeing
+	// with the swagger).
+	Facts     int `json:"facts"`
+	Undecided int `json:"undecided"`
+}
+
+// add counts one classified property.
+func (c *Classes) add(e classify.Entry, inFacts bool) {
+	if e.Class == classify.CreateOnly {
+		if c.CreateOnly == nil {
+			c.CreateOnly = map[string]int{}
+		}
+		c.CreateOnly[e.Source]++
+	}
+	if e.Swagger != "" && (e.Source == classify.SourceARM || e.Source == classify.SourceTerraform) {
+		c.Disagree++
+	}
+	if inFacts {
+		c.Facts++
+	}
+	if e.Facts != "" {
+		c.Undecided++
+	}
+}
+
+// CreateOnlyCell is the createOnly counts in the order of the sources:
+// `12 (arm 3, terraform 4, x-ms-mutability 5)`.
+func (c Classes) CreateOnlyCell() string {
+	total := 0
+	var parts []string
+	for _, s := range classify.Sources {
+		if n := c.CreateOnly[s]; n > 0 {
+			total += n
+			parts = append(parts, fmt.Sprintf("%s %d", s, n))
+		}
+	}
+	if total == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }
 
 // Uncategorised counts the skips nothing explains.
@@ -217,6 +272,8 @@ type Summary struct {
 	Kinds    int `json:"kinds"`
 	Examples int `json:"examples"`
 	Accepted int `json:"examplesAccepted"`
+	// Classes sums the folders' Classes.
+	Classes Classes `json:"classes"`
 	// Build is "ok", "FAILED" or "skipped".
 	Build string `json:"build"`
 	// BuildError is a failure of the build not attributed to a folder.
@@ -242,6 +299,15 @@ func Summarise(records []Record) Summary {
 			s.Clean++
 		}
 		s.Kinds += r.Kinds
+		for k, n := range r.Classes.CreateOnly {
+			if s.Classes.CreateOnly == nil {
+				s.Classes.CreateOnly = map[string]int{}
+			}
+			s.Classes.CreateOnly[k] += n
+		}
+		s.Classes.Disagree += r.Classes.Disagree
+		s.Classes.Facts += r.Classes.Facts
+		s.Classes.Undecided += r.Classes.Undecided
 		s.Examples += r.Examples
 		s.Accepted += r.Accepted
 		s.Stages = s.Stages.Add(Stages{Load: r.Stages.Load, Tree: r.Stages.Tree, Classify: r.Stages.Classify, Model: r.Stages.Model,

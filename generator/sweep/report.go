@@ -68,6 +68,16 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	fmt.Fprintf(&b, "| peak RSS (VmHWM of the sweep) | %d MiB |\n", s.PeakRSS>>20)
 	fmt.Fprintf(&b, "| stages, summed over folders | %s |\n\n", s.Stages)
 
+	b.WriteString("## Create-only classes by source\n\n")
+	b.WriteString("What decided each createOnly property of the newest api-versions, in the order the sources are consulted\n")
+	b.WriteString("([classification.md](classification.md)): overrides, ARM-wide rules (arm), the Terraform facts table\n")
+	b.WriteString("(terraform), x-ms-mutability, the PUT/PATCH comparison (put/patch); a property inside a createOnly one\n")
+	b.WriteString("counts under its holder's source. Disagreements are properties where an ARM-wide rule or the facts\n")
+	b.WriteString("decided against the swagger's own class.\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| createOnly properties | %s |\n", s.Classes.CreateOnlyCell())
+	fmt.Fprintf(&b, "| decided against the swagger | %d |\n", s.Classes.Disagree)
+	fmt.Fprintf(&b, "| properties the facts table speaks of | %d, %d of them without deciding (conditional, conflicting, or the swagger agrees) |\n\n", s.Classes.Facts, s.Classes.Undecided)
+
 	b.WriteString("## Skip categories\n\n")
 	b.WriteString("Paths (one entry per operation for paths below a resource) that do not become kinds.\n\n")
 	b.WriteString("| category | skips | folders | what it holds |\n|---|---:|---:|---|\n")
@@ -109,15 +119,15 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	}
 
 	b.WriteString("\n## Folders\n\n")
-	b.WriteString("| provider folder | api-version | kinds | skipped | problems | largest CRD | examples | build | clean |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---|\n")
+	b.WriteString("| provider folder | api-version | kinds | skipped | problems | largest CRD | examples | createOnly by source | against the swagger | build | clean |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---:|---|---|\n")
 	for i := range res.Records {
 		r := &res.Records[i]
 		clean := "yes"
 		if !r.Clean() {
 			clean = "**no**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %d/%d | %s | %s |\n", r.Name, r.APIVersion, r.Kinds, len(r.Skipped), len(r.Problems), kib(r.LargestCRD), r.Accepted, r.Examples, r.Build, clean)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %d/%d | %s | %d | %s | %s |\n", r.Name, r.APIVersion, r.Kinds, len(r.Skipped), len(r.Problems), kib(r.LargestCRD), r.Accepted, r.Examples, r.Classes.CreateOnlyCell(), r.Classes.Disagree, r.Build, clean)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -16,7 +16,9 @@ import (
 	"github.com/gobuffalo/flect"
 
 	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/emit"
+	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/tree"
 )
@@ -48,6 +50,8 @@ type Options struct {
 	// Events, when set, is told when a folder starts and ends and when the
 	// build starts and ends. Calls are serialised.
 	Events func(Event)
+	// Facts are the facts tables classification reads (nil for none).
+	Facts *facts.Table
 }
 
 // EventKind says what an Event reports.
@@ -138,7 +142,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			for i := range next {
 				f := folders[i]
 				emit(Event{Kind: FolderStarted, Folder: f, Total: len(folders)})
-				records[i] = processFolder(f, root, filepath.Join(module, outName(i, f)), opts.Domain)
+				records[i] = processFolder(f, root, filepath.Join(module, outName(i, f)), opts.Domain, opts.Facts)
 				mu.Lock()
 				done++
 				n := done
@@ -245,7 +249,7 @@ var generate = generator.Generate
 // processFolder runs the generator over one folder, writing into out, and
 // checks the examples. Everything it loads is dropped when it returns; a
 // panic becomes a problem of the folder.
-func processFolder(f Folder, root, out, domain string) (rec Record) {
+func processFolder(f Folder, root, out, domain string, ft *facts.Table) (rec Record) {
 	start := time.Now()
 	rec = Record{Folder: f, Out: out, Build: BuildNone}
 	defer func() { rec.Duration = time.Since(start) }()
@@ -260,7 +264,7 @@ func processFolder(f Folder, root, out, domain string) (rec Record) {
 		rec.Problems = append(rec.Problems, Problem{Stage: StageFolder, Where: f.Dir, Message: "no swagger document in the folder", Cause: "no swagger document in the folder"})
 		return rec
 	}
-	opts := generator.Options{SpecRoot: root, Files: f.Files, Domain: domain, OutDir: out}
+	opts := generator.Options{SpecRoot: root, Files: f.Files, Domain: domain, OutDir: out, Facts: ft}
 	res, err := generate(opts)
 	if err != nil {
 		_ = os.RemoveAll(out)
@@ -336,6 +340,15 @@ func (rec *Record) fromAnalysis(a *generator.Analysis) {
 	}
 	for _, s := range a.Skipped {
 		rec.Skipped = append(rec.Skipped, skipOf(s, failed))
+	}
+	for _, r := range a.Tree.Resources {
+		tb := a.Tables[strings.ToLower(r.ARMType)]
+		if tb == nil {
+			continue
+		}
+		for _, e := range tb.Entries {
+			rec.Classes.add(e, e.Facts != "" || e.Source == classify.SourceTerraform)
+		}
 	}
 	for _, o := range append([]*generator.Analysis{a}, a.Older...) {
 		rec.Stages.Load += o.Timings.Load
