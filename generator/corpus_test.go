@@ -92,6 +92,7 @@ func TestCorpusClassification(t *testing.T) {
 		"RGLocation":           {"Microsoft.Resources/resourceGroups", "location", classify.CreateOnly, "ResourceGroupPatchable has no location"},
 		"RGManagedBy":          {"Microsoft.Resources/resourceGroups", "managedBy", classify.Writable, "ResourceGroup and ResourceGroupPatchable"},
 		"RGProvisioning":       {"Microsoft.Resources/resourceGroups", "properties.provisioningState", classify.ReadOnly, "readOnly in ResourceGroupProperties"},
+		"VaultProvisioning":    {"Microsoft.KeyVault/vaults", "properties.provisioningState", classify.ReadOnly, "no readOnly in VaultProperties: the ARM-wide rule (the service fills provisioningState)"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -121,7 +122,6 @@ func TestCorpusOverrides(t *testing.T) {
 		was, want classify.Class
 	}{
 		"VaultURI":             {"Microsoft.KeyVault/vaults", "properties.vaultUri", classify.CreateOnly, classify.ReadOnly},
-		"VaultProvisioning":    {"Microsoft.KeyVault/vaults", "properties.provisioningState", classify.CreateOnly, classify.ReadOnly},
 		"StorageVNetRuleState": {"Microsoft.Storage/storageAccounts", "properties.networkAcls.virtualNetworkRules[*].state", classify.Writable, classify.ReadOnly},
 		"VMExtensionView":      {"Microsoft.Compute/virtualMachines/extensions", "properties.instanceView", classify.CreateOnly, classify.ReadOnly},
 		"VMSSVMExtensionView":  {"Microsoft.Compute/virtualMachineScaleSets/virtualMachines/extensions", "properties.instanceView", classify.CreateOnly, classify.ReadOnly},

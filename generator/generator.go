@@ -63,7 +63,8 @@ type Options struct {
 	// Progress, when set, receives a line per step.
 	Progress func(string)
 	// Facts are the facts tables classification reads beside the swagger
-	// (specs/terraform; nil for none).
+	// (specs/terraform). Defaults to the files Config.Facts names, else
+	// none.
 	Facts *facts.Table
 }
 
@@ -107,6 +108,13 @@ func (a *Analysis) Packages() []*model.Package {
 func Analyze(opts Options) (*Analysis, error) {
 	if opts.SpecRoot == "" || len(opts.Files) == 0 {
 		return nil, fmt.Errorf("generator: a spec root and at least one file are required")
+	}
+	if opts.Facts == nil && opts.Config != nil && len(opts.Config.Facts) > 0 {
+		t, err := facts.Load(opts.Config.FactFiles()...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: facts: %w", opts.Config.ConfigFile(), err)
+		}
+		opts.Facts = t
 	}
 	var fixes *override.Set
 	if opts.Config != nil && len(opts.Config.Overrides) > 0 {

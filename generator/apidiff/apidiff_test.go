@@ -129,7 +129,7 @@ func TestCases(t *testing.T) {
 			want: []string{
 				"ok Microsoft.Shop/gadgets resource-added  →2024-06-01",
 				"BREAKING Microsoft.Shop/sprockets resource-removed  2024-01-01→",
-				"ok " + w + " class location createOnly→writable (in the PUT body and the PATCH body)",
+				"ok " + w + " class label createOnly→writable (in the PUT body and the PATCH body)",
 				"BREAKING " + w + " class properties.color writable→readOnly (readOnly: true in the PUT body schema)",
 				"ok " + w + " enum-opened properties.mode",
 				"BREAKING " + w + " class properties.note writable→secret (x-ms-secret: true)",

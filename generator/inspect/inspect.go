@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/armature-dev/armature/generator"
+	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -37,6 +38,16 @@ type Resource struct {
 	StatusGETs  []string          `json:"statusGets,omitempty"`
 	Properties  map[string]string `json:"properties"`
 	Rules       map[string]string `json:"rules"`
+	// Sources name the source that decided each class (override, arm,
+	// terraform, x-ms-mutability, put/patch, swagger;
+	// docs/classification.md).
+	Sources map[string]string `json:"sources"`
+	// Disagreements are the properties an ARM-wide rule or the facts
+	// classified against the swagger: path → the swagger's class.
+	Disagreements map[string]string `json:"disagreements,omitempty"`
+	// Facts are what the facts table says of properties it did not decide
+	// (conditional, conflicting, or agreeing with the swagger).
+	Facts map[string]string `json:"facts,omitempty"`
 	// Overrides are the properties an override of specs/armature.yaml
 	// changed: path → what changed and why ("class readOnly (swagger:
 	// createOnly): the service computes it").
@@ -60,7 +71,7 @@ func Build(a *generator.Analysis) *Report {
 				ARMType: r.ARMType, APIVersion: r.APIVersion, Group: p.Group, Version: p.Version, Kind: k.Name,
 				Path: r.Path, File: r.File, Owner: r.Owner, Scope: string(r.Scope), Singleton: r.Singleton,
 				Verbs: r.Verbs(), LongRunning: r.LongRunning(),
-				Properties: map[string]string{}, Rules: map[string]string{},
+				Properties: map[string]string{}, Rules: map[string]string{}, Sources: map[string]string{},
 			}
 			if res.LongRunning == nil {
 				res.LongRunning = []string{}
@@ -80,6 +91,13 @@ func Build(a *generator.Analysis) *Report {
 			for _, e := range k.Table.Entries {
 				res.Properties[e.Path.String()] = string(e.Class)
 				res.Rules[e.Path.String()] = e.Rule
+				res.Sources[e.Path.String()] = e.Source
+				if e.Swagger != "" {
+					res.Disagreements = put(res.Disagreements, e.Path.String(), string(e.Swagger))
+				}
+				if e.Facts != "" {
+					res.Facts = put(res.Facts, e.Path.String(), e.Facts)
+				}
 				if sum := e.OverrideSummary(); sum != "" {
 					if res.Overrides == nil {
 						res.Overrides = map[string]string{}
@@ -134,10 +152,10 @@ func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string)
 						if !strings.Contains(e.Rule, e.Override.Because) {
 							sum += ": " + e.Override.Because
 						}
-						fmt.Fprintf(tw, "  %s\t%s\t%s\t[override: %s]\n", e.Path, e.Class, e.Rule, sum)
+						fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t[override: %s]\n", e.Path, e.Class, e.Source, e.Rule, sum)
 						continue
 					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\n", e.Path, e.Class, e.Rule)
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\n", e.Path, e.Class, e.Source, e.Rule, notes(e))
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -156,6 +174,27 @@ func Table(w io.Writer, a *generator.Analysis, withProperties bool, kind string)
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// notes are what the table says beside the rule: the swagger's class when
+// another source decided against it, the facts that decided nothing.
+func notes(e classify.Entry) string {
+	var out string
+	if e.Swagger != "" {
+		out += " [swagger: " + string(e.Swagger) + "]"
+	}
+	if e.Facts != "" {
+		out += " [facts: " + e.Facts + "]"
+	}
+	return out
+}
+
+func put(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
 }
 
 // secretReads lists the status reads left out because their answer holds

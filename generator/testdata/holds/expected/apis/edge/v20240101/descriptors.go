@@ -21,9 +21,9 @@ var AlertRuleDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -79,9 +79,9 @@ var FirewallDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -137,9 +137,9 @@ var GatewayDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -286,9 +286,9 @@ var ZoneDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{

@@ -23,7 +23,7 @@ var GadgetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -161,8 +161,8 @@ var GadgetsSprocketDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "provisioningState"},
-			Rule:  "override: provisioning state is the service's; sprockets forget readOnly",
+			Path:  descriptor.Path{"properties", "phase"},
+			Rule:  "override: the phase is the service's; sprockets forget readOnly",
 			Type:  "string",
 		},
 		{

@@ -104,8 +104,8 @@ type SprocketProperties struct {
 
 // SprocketProperties_STATUS is generated from gizmo.json#/definitions/SprocketProperties.
 type SprocketProperties_STATUS struct {
-	// The provisioning state (the swagger forgets readOnly).
-	ProvisioningState *string `json:"provisioningState,omitempty"`
+	// The phase the service reports (the swagger forgets readOnly).
+	Phase *string `json:"phase,omitempty"`
 
 	// Settings shared by gadgets and sprockets.
 	Settings *Settings_STATUS `json:"settings,omitempty"`
