@@ -132,6 +132,10 @@ func run(ctx context.Context) error {
 			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
 			"properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000t1", "sku": map[string]any{"family": "A", "name": "standard"}, "accessPolicies": []any{}},
 		}),
+		obj("network.azure.armature.dev/v20240101", "VirtualNetwork", ns, "team-a-vnet", map[string]any{
+			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
+			"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}},
+		}),
 	}
 	step("Applying %d resources (children first: they wait for their owners)", len(objs))
 	for i := len(objs) - 1; i >= 0; i-- {
@@ -168,13 +172,9 @@ func run(ctx context.Context) error {
 	}
 
 	step("Attempting a create-only edit: spec.location westeurope → northeurope")
-	cur = get(ctx, k8s, sa)
-	_ = unstructured.SetNestedField(cur.Object, "northeurope", "spec", "location")
-	if err := k8s.Update(ctx, cur); err != nil {
-		fmt.Printf("  refused by the apiserver before anything reached Azure:\n    %v\n", err)
-	} else {
-		fmt.Println("  unexpectedly accepted")
-	}
+	refuseEdit(ctx, k8s, sa, "northeurope", "spec", "location")
+	fmt.Println("  a VirtualNetwork's location too (Network's PATCH takes only tags; the ARM-wide rule makes location create-only):")
+	refuseEdit(ctx, k8s, objs[5], "northeurope", "spec", "location")
 
 	cur = get(ctx, k8s, sa)
 	_ = unstructured.SetNestedField(cur.Object, "teamamedia02", "spec", "azureName")
@@ -193,7 +193,7 @@ func run(ctx context.Context) error {
 
 	step("Deleting everything (children first; each deletion is a DELETE in ARM)")
 	fa.ResetJournal()
-	for _, o := range []*unstructured.Unstructured{objs[3], objs[2], objs[4], objs[1], objs[0]} {
+	for _, o := range []*unstructured.Unstructured{objs[3], objs[2], objs[4], objs[5], objs[1], objs[0]} {
 		if err := k8s.Delete(ctx, get(ctx, k8s, o)); err != nil {
 			return err
 		}
@@ -258,6 +258,18 @@ func run(ctx context.Context) error {
 
 func obj(apiVersion, kind, ns, name string, spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec}}
+}
+
+// refuseEdit sets a create-only field of o to value and prints how the
+// apiserver refuses it.
+func refuseEdit(ctx context.Context, k client.Client, o *unstructured.Unstructured, value string, fields ...string) {
+	cur := get(ctx, k, o)
+	_ = unstructured.SetNestedField(cur.Object, value, fields...)
+	if err := k.Update(ctx, cur); err != nil {
+		fmt.Printf("  refused by the apiserver before anything reached Azure:\n    %v\n", err)
+	} else {
+		fmt.Printf("  %s %s: unexpectedly accepted\n", o.GetKind(), strings.Join(fields, "."))
+	}
 }
 
 func get(ctx context.Context, k client.Client, o *unstructured.Unstructured) *unstructured.Unstructured {
