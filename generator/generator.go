@@ -84,6 +84,8 @@ type Analysis struct {
 	// Errors are located problems; resources they concern were skipped.
 	Errors  []error
 	Timings Timings
+	// Facts are the facts tables classification read (nil for none).
+	Facts *facts.Table
 	// Older are the analyses of older api-versions named by the files
 	// (Storage 2023-01-01 beside 2023-05-01), newest first: each is served
 	// as a further version of the same kinds. The fields above are the
@@ -125,6 +127,7 @@ func Analyze(opts Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Facts = opts.Facts
 	trees := []*tree.Tree{a.Tree}
 	for _, files := range ranks[1:] {
 		o, err := analyze(opts, files, fixes)

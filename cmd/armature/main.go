@@ -131,6 +131,9 @@ const defaultFacts = "specs/terraform/azurerm.json"
 func (c *common) factFiles(cfg *config.Config) []string {
 	switch {
 	case c.facts == "none":
+		if cfg != nil {
+			cfg.Facts = nil // Analyze would read them
+		}
 		return nil
 	case c.facts != "":
 		return strings.Split(c.facts, ",")
@@ -326,6 +329,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	props := fs.Bool("properties", false, "also print every property with its class and rule")
 	kind := fs.String("kind", "", "show only this kind (e.g. StorageAccount)")
+	agree := fs.Bool("agreement", false, "print how the classes agree with the facts table, per provider, and every disagreement")
+	agreeOf := fs.String("agreement-of", "", "with --agreement: measure the classes of this `inspect --json` report (another build's) instead")
 	files, err := parse(fs, args)
 	if err != nil {
 		return usageError{err}
@@ -337,6 +342,23 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	a, err := generator.Analyze(opts)
 	if err != nil {
 		return err
+	}
+	if *agree {
+		rep := inspect.Build(a)
+		if *agreeOf != "" {
+			b, err := os.ReadFile(*agreeOf)
+			if err != nil {
+				return err
+			}
+			rep = &inspect.Report{}
+			if err := json.Unmarshal(b, rep); err != nil {
+				return fmt.Errorf("%s: %w", *agreeOf, err)
+			}
+		}
+		if a.Facts == nil {
+			return usageError{errors.New("--agreement needs a facts table (--facts, or facts: in the config)")}
+		}
+		return inspect.Agreement(stdout, a.Facts, rep)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
