@@ -91,3 +91,29 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestCompare(t *testing.T) {
+	tb, err := load(t, sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tb.Compare(map[string]map[string]string{
+		"Microsoft.Web/sites": {
+			"location":                "writable",   // Azure cannot update it: missed
+			"tags":                    "createOnly", // Azure updates it: false createOnly
+			"properties.siteConfig.x": "createOnly", // conflict: not judged
+			"properties.zone":         "writable",   // conditional: not judged
+		},
+	})
+	if len(got) != 1 {
+		t.Fatalf("%d providers, want 1", len(got))
+	}
+	a := got[0]
+	if a.Provider != "Microsoft.Web" || a.Judged != 2 || a.Agree != 0 || a.FalseCreateOnly != 1 || a.Missed != 1 || len(a.Disagreements) != 2 {
+		t.Errorf("%+v", a)
+	}
+	got = tb.Compare(map[string]map[string]string{"Microsoft.Web/sites": {"location": "createOnly", "tags": "writeOnly"}})
+	if a := got[0]; a.Judged != 2 || a.Agree != 2 {
+		t.Errorf("%+v", a)
+	}
+}
