@@ -32,7 +32,9 @@
 // into its package. ForceNew, Optional, Required and Computed are read from
 // the schema literal; a helper's parameters are substituted when the call
 // passes literals. Nested blocks (`Elem: &pluginsdk.Resource{Schema: …}`)
-// are walked; an attribute inside a ForceNew block is forceNew. A
+// are walked. A block's own ForceNew is not inherited (the plugin SDK gives it
+// to the count of the block only): the block is conditionalForceNew and
+// each nested attribute has its own ForceNew. A
 // `ForceNewIfChange`, `ForceNewIf` or `ForceNew("…")` call in CustomizeDiff
 // makes an otherwise updatable attribute conditionalForceNew.
 //

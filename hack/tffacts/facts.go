@@ -14,6 +14,12 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 	miss := func(reason string) (*resourceFacts, *unmappedResource) {
 		return nil, &unmappedResource{Resource: r.name, File: r.file.rel, Reason: reason}
 	}
+	if strings.HasPrefix(r.file.rel, "internal/services/legacy/") {
+		// azurerm_virtual_machine and azurerm_virtual_machine_scale_set:
+		// superseded by the Linux and Windows resources, and they disagree
+		// with them (a legacy scale set "updates" adminUsername in place).
+		return miss("a legacy resource (internal/services/legacy), superseded by the Linux and Windows resources")
+	}
 	idDir, idName := l.idType(r)
 	if idName == "" {
 		return miss("no ParseXID call found in Delete, Read or Update")
@@ -57,6 +63,10 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 			continue
 		}
 		for path := range m.paths[a.name] {
+			if path == "" {
+				rf.Unmapped = append(rf.Unmapped, unmapped{Attribute: a.name, Line: a.line, Reason: "maps to the whole request body, not one property"})
+				continue
+			}
 			rf.Facts = append(rf.Facts, fact{Attribute: a.name, Path: path, Fact: kind, Line: a.line, Condition: cond})
 		}
 	}

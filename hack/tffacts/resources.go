@@ -145,7 +145,7 @@ func (l *loader) schema(r *resource) ([]*attribute, map[string]string) {
 			}
 		}
 	}
-	return l.attributes(entries, r.recv, "", false, 0), conds
+	return l.attributes(entries, r.recv, "", 0), conds
 }
 
 var parseID = regexp.MustCompile(`^Parse(\w+?)ID(Insensitively)?$`)

@@ -277,7 +277,14 @@ func (l *loader) elemSchema(e ast.Expr, f *file, recv string, depth int) []entry
 }
 
 // attributes walks a schema map into attributes, nested blocks included.
-func (l *loader) attributes(entries []entry, recv, prefix string, parentForceNew bool, depth int) []*attribute {
+//
+// A block's own ForceNew (a list or set of nested resources) is not
+// inherited: terraform-plugin-sdk's diffList and diffSet give it to the
+// block's count only (vendor/…/helper/schema/schema.go), so adding or
+// removing the block forces a new resource, while a change inside follows
+// the nested attribute's own ForceNew. The block's fact is then
+// conditionalForceNew. A list or set of primitives is forceNew as a whole.
+func (l *loader) attributes(entries []entry, recv, prefix string, depth int) []*attribute {
 	var out []*attribute
 	for _, en := range entries {
 		sp, ok := l.schemaOf(en.val, en.file, recv, nil, 0)
@@ -285,12 +292,16 @@ func (l *loader) attributes(entries []entry, recv, prefix string, parentForceNew
 			continue
 		}
 		a := &attribute{name: prefix + en.key, file: en.file.rel, line: en.line,
-			forceNew: sp.forceNew || parentForceNew, optional: sp.optional, required: sp.required, computed: sp.computed,
+			forceNew: sp.forceNew, optional: sp.optional, required: sp.required, computed: sp.computed,
 			condition: sp.forceNewExpr}
 		out = append(out, a)
 		if sp.elem != nil && depth < maxDepth {
-			sub := l.attributes(l.elemSchema(sp.elem, sp.elemFile, recv, 0), recv, a.name+".", a.forceNew, depth+1)
+			sub := l.attributes(l.elemSchema(sp.elem, sp.elemFile, recv, 0), recv, a.name+".", depth+1)
 			a.block = len(sub) > 0
+			if a.block && a.forceNew {
+				a.forceNew = false
+				a.condition = fmt.Sprintf("adding or removing the block (a block's ForceNew applies to its count; a change inside follows the nested attributes) at %s:%d", en.file.rel, en.line)
+			}
 			out = append(out, sub...)
 		}
 	}

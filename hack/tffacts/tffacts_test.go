@@ -17,12 +17,15 @@ func TestRunSmall(t *testing.T) {
 		File: "internal/services/widget/widget_resource.go",
 		Facts: []fact{
 			{Attribute: "location", Path: "location", Fact: factForceNew, Line: 14},
-			{Attribute: "part", Path: "properties.parts", Fact: factUpdatable, Line: 16},
-			{Attribute: "part.colour", Path: "properties.parts[*].colour", Fact: factUpdatable, Line: 20},
+			// A block's ForceNew is its count's: the nested colour is
+			// updated in place.
+			{Attribute: "part", Path: "properties.parts", Fact: factConditional, Line: 16,
+				Condition: "adding or removing the block (a block's ForceNew applies to its count; a change inside follows the nested attributes) at internal/services/widget/widget_resource.go:16"},
+			{Attribute: "part.colour", Path: "properties.parts[*].colour", Fact: factUpdatable, Line: 21},
 			{Attribute: "size", Path: "properties.size", Fact: factConditional, Line: 15,
-				Condition: "CustomizeDiff ForceNewIfChange at internal/services/widget/widget_resource.go:27"},
+				Condition: "CustomizeDiff ForceNewIfChange at internal/services/widget/widget_resource.go:28"},
 		},
-		Unmapped: []unmapped{{Attribute: "note", Line: 23, Reason: "not read by the create/update code followed (no assignment to an SDK model found)"}},
+		Unmapped: []unmapped{{Attribute: "note", Line: 24, Reason: "not read by the create/update code followed (no assignment to an SDK model found)"}},
 	}}
 	if diff := cmp.Diff(want, tbl.Resources); diff != "" {
 		t.Errorf("run(testdata/small): -want +got:\n%s", diff)

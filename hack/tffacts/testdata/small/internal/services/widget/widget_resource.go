@@ -16,6 +16,7 @@ func resourceWidget() *pluginsdk.Resource {
 			"part": {
 				Type:     pluginsdk.TypeList,
 				Optional: true,
+				ForceNew: true,
 				Elem: &pluginsdk.Resource{Schema: map[string]*pluginsdk.Schema{
 					"colour": {Type: pluginsdk.TypeString, Required: true},
 				}},
