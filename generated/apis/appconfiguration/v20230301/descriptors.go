@@ -187,7 +187,7 @@ var ConfigurationStoreDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -277,7 +277,7 @@ var ConfigurationStoreDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "softDeleteRetentionInDays"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_app_configuration.soft_delete_retention_days ForceNew (internal/services/appconfiguration/app_configuration_resource.go:179)",
 			Type:  "integer",
 		},
 		{

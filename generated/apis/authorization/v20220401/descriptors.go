@@ -57,9 +57,9 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "delegatedManagedIdentityResourceId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "override: Terraform's delegated_managed_identity_resource_id is ForceNew (internal/services/authorization/role_assignment_resource.go:127)",
 			Type:  "string",
 		},
 		{
@@ -69,21 +69,21 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "principalId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "override: an assignment's principal is fixed (RoleAssignmentUpdateNotPermitted); Terraform's principal_id is ForceNew (internal/services/authorization/role_assignment_resource.go:103)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "principalType"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "override: fixed with the principal; Terraform's principal_type is ForceNew (internal/services/authorization/role_assignment_resource.go:109)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "roleDefinitionId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "override: Azure refuses to change the role of an assignment (RoleAssignmentUpdateNotPermitted); Terraform's role_definition_id is ForceNew (internal/services/authorization/role_assignment_resource.go:84)",
 			Type:  "string",
 		},
 		{

@@ -333,7 +333,7 @@ var RedisDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -603,13 +603,13 @@ var RedisDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "staticIP"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_cache.private_static_ip_address ForceNew (internal/services/redis/redis_cache_resource.go:135)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "subnetId"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_cache.subnet_id ForceNew (internal/services/redis/redis_cache_resource.go:128)",
 			Type:  "string",
 		},
 		{
@@ -782,21 +782,21 @@ var RedisAccessPolicyAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "accessPolicyName"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_cache_access_policy_assignment.access_policy_name ForceNew (internal/services/redis/redis_cache_access_policy_assignment_resource.go:45)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "objectId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_cache_access_policy_assignment.object_id ForceNew (internal/services/redis/redis_cache_access_policy_assignment_resource.go:50)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "objectIdAlias"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_cache_access_policy_assignment.object_id_alias ForceNew (internal/services/redis/redis_cache_access_policy_assignment_resource.go:55)",
 			Type:  "string",
 		},
 		{
@@ -911,15 +911,15 @@ var RedisLinkedServerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "linkedRedisCacheId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_linked_server.linked_redis_cache_id ForceNew (internal/services/redis/redis_linked_server_resource.go:55)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "linkedRedisCacheLocation"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_linked_server.linked_redis_cache_location ForceNew (internal/services/redis/redis_linked_server_resource.go:62)",
 			Type:  "string",
 		},
 		{
@@ -935,9 +935,9 @@ var RedisLinkedServerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "serverRole"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_redis_linked_server.server_role ForceNew (internal/services/redis/redis_linked_server_resource.go:66)",
 			Type:  "string",
 		},
 		{

@@ -81,7 +81,7 @@ var DiskDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -105,7 +105,7 @@ var DiskDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -435,7 +435,7 @@ var DiskDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "hyperVGeneration"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_managed_disk.hyper_v_generation ForceNew (internal/services/compute/managed_disk_resource.go:290)",
 			Type:  "string",
 		},
 		{
@@ -621,7 +621,7 @@ var DiskDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"zones"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_managed_disk.zone ForceNew (internal/services/compute/managed_disk_resource.go:305)",
 			Type:  "array",
 		},
 	},
@@ -721,7 +721,7 @@ var DiskEncryptionSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -809,9 +809,9 @@ var DiskEncryptionSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "encryptionType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_disk_encryption_set.encryption_type ForceNew (internal/services/compute/disk_encryption_set_resource.go:74)",
 			Type:  "string",
 		},
 		{
@@ -939,7 +939,7 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -963,7 +963,7 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -1009,27 +1009,27 @@ var SnapshotDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "creationData"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "in the PUT body, not in the PATCH body, but Azure updates properties inside it in place: azurerm_snapshot.create_option updated in place (internal/services/compute/snapshot_resource.go:68)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "creationData", "createOption"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "terraform: Azure updates it in place: azurerm_snapshot.create_option updated in place (internal/services/compute/snapshot_resource.go:68)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "elasticSanResourceId"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "galleryImageReference"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "object",
 		},
 		{
@@ -1059,7 +1059,7 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "imageReference"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "object",
 		},
 		{
@@ -1089,31 +1089,31 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "logicalSectorSize"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "integer",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "performancePlus"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "boolean",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "provisionedBandwidthCopySpeed"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "securityDataUri"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "sourceResourceId"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_snapshot.source_resource_id ForceNew (internal/services/compute/snapshot_resource.go:114)",
 			Type:  "string",
 		},
 		{
@@ -1125,19 +1125,19 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "sourceUri"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_snapshot.source_uri ForceNew (internal/services/compute/snapshot_resource.go:85)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "storageAccountId"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_snapshot.storage_account_id ForceNew (internal/services/compute/snapshot_resource.go:120)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "creationData", "uploadSizeBytes"},
-			Rule:  "inside createOnly properties.creationData",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "integer",
 		},
 		{
@@ -1269,7 +1269,7 @@ var SnapshotDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "incremental"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_snapshot.incremental_enabled ForceNew (internal/services/compute/snapshot_resource.go:78)",
 			Type:  "boolean",
 		},
 		{

@@ -34,6 +34,7 @@ type DiskEncryptionSetList struct {
 
 // DiskEncryptionSetSpec is the desired state of a Microsoft.Compute/diskEncryptionSets: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.encryptionType)) == (has(oldSelf.properties) && has(oldSelf.properties.encryptionType)) && (!(has(self.properties) && has(self.properties.encryptionType)) || self.properties.encryptionType == oldSelf.properties.encryptionType)",message="spec.properties.encryptionType is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.encryptionType"
 type DiskEncryptionSetSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

@@ -34,6 +34,7 @@ type CapacityReservationGroupsCapacityReservationList struct {
 
 // CapacityReservationGroupsCapacityReservationSpec is the desired state of a Microsoft.Compute/capacityReservationGroups/capacityReservations: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="(has(self.sku) && has(self.sku.name)) == (has(oldSelf.sku) && has(oldSelf.sku.name)) && (!(has(self.sku) && has(self.sku.name)) || self.sku.name == oldSelf.sku.name)",message="spec.sku.name is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku.name"
 // +kubebuilder:validation:XValidation:rule="has(self.zones) == has(oldSelf.zones) && (!has(self.zones) || self.zones == oldSelf.zones)",message="spec.zones is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".zones"
 type CapacityReservationGroupsCapacityReservationSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.

@@ -26,7 +26,7 @@ var CapacityReservationGroupDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -136,7 +136,7 @@ var CapacityReservationGroupsCapacityReservationDescriptor = descriptor.Descript
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -230,9 +230,9 @@ var CapacityReservationGroupsCapacityReservationDescriptor = descriptor.Descript
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"sku", "name"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_capacity_reservation.sku.name ForceNew (internal/services/compute/capacity_reservation_resource.go:73)",
 			Type:  "string",
 		},
 		{
@@ -256,7 +256,7 @@ var CapacityReservationGroupsCapacityReservationDescriptor = descriptor.Descript
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"zones"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_capacity_reservation.zone ForceNew (internal/services/compute/capacity_reservation_resource.go:65)",
 			Type:  "array",
 		},
 	},
@@ -282,7 +282,7 @@ var ImageDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -306,7 +306,7 @@ var ImageDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -322,9 +322,9 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "hyperVGeneration"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.hyper_v_generation ForceNew (internal/services/compute/image_resource.go:63)",
 			Type:  "string",
 		},
 		{
@@ -376,9 +376,9 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.data_disk.disk_encryption_set_id ForceNew (internal/services/compute/image_resource.go:202)",
 			Type:  "string",
 		},
 		{
@@ -400,9 +400,9 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "managedDisk", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.data_disk.managed_disk_id ForceNew (internal/services/compute/image_resource.go:170)",
 			Type:  "string",
 		},
 		{
@@ -418,9 +418,9 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "storageAccountType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.data_disk.storage_type ForceNew (internal/services/compute/image_resource.go:209)",
 			Type:  "string",
 		},
 		{
@@ -430,9 +430,9 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "blobUri"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.os_disk.blob_uri ForceNew (internal/services/compute/image_resource.go:114)",
 			Type:  "string",
 		},
 		{
@@ -448,15 +448,15 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.os_disk.disk_encryption_set_id ForceNew (internal/services/compute/image_resource.go:141)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "diskSizeGB"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.os_disk.size_gb ForceNew (internal/services/compute/image_resource.go:133)",
 			Type:  "integer",
 		},
 		{
@@ -496,15 +496,15 @@ var ImageDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "storageAccountType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.os_disk.storage_type ForceNew (internal/services/compute/image_resource.go:148)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "zoneResilient"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_image.zone_resilient ForceNew (internal/services/compute/image_resource.go:55)",
 			Type:  "boolean",
 		},
 		{
@@ -1592,7 +1592,7 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -1658,7 +1658,7 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -1680,15 +1680,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "name"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.plan.name ForceNew (internal/services/compute/linux_virtual_machine_resource.go:470); azurerm_windows_virtual_machine.plan.name ForceNew (internal/services/compute/windows_virtual_machine_resource.go:470)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "product"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.plan.product ForceNew (internal/services/compute/linux_virtual_machine_resource.go:476); azurerm_windows_virtual_machine.plan.product ForceNew (internal/services/compute/windows_virtual_machine_resource.go:476)",
 			Type:  "string",
 		},
 		{
@@ -1698,9 +1698,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "publisher"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.plan.publisher ForceNew (internal/services/compute/linux_virtual_machine_resource.go:482); azurerm_windows_virtual_machine.plan.publisher ForceNew (internal/services/compute/windows_virtual_machine_resource.go:482)",
 			Type:  "string",
 		},
 		{
@@ -1782,9 +1782,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "availabilitySet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.availability_set_id ForceNew (internal/services/compute/linux_virtual_machine_resource.go:137); azurerm_windows_virtual_machine.availability_set_id ForceNew (internal/services/compute/windows_virtual_machine_resource.go:142)",
 			Type:  "string",
 		},
 		{
@@ -1842,9 +1842,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "evictionPolicy"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.eviction_policy ForceNew (internal/services/compute/linux_virtual_machine_resource.go:250); azurerm_windows_virtual_machine.eviction_policy ForceNew (internal/services/compute/windows_virtual_machine_resource.go:257)",
 			Type:  "string",
 		},
 		{
@@ -2724,9 +2724,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "adminUsername"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.admin_username ForceNew (internal/services/compute/linux_virtual_machine_resource.go:69); azurerm_windows_virtual_machine.admin_username ForceNew (internal/services/compute/windows_virtual_machine_resource.go:83)",
 			Type:  "string",
 		},
 		{
@@ -2736,15 +2736,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "computerName"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.computer_name ForceNew (internal/services/compute/linux_virtual_machine_resource.go:176); azurerm_windows_virtual_machine.computer_name ForceNew (internal/services/compute/windows_virtual_machine_resource.go:181)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "customData"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.custom_data ForceNew (internal/services/compute/linux_virtual_machine_resource.go:190); azurerm_windows_virtual_machine.custom_data ForceNew (internal/services/compute/windows_virtual_machine_resource.go:195)",
 			Type:  "string",
 		},
 		{
@@ -2754,9 +2754,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "linuxConfiguration", "disablePasswordAuthentication"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.disable_password_authentication ForceNew (internal/services/compute/linux_virtual_machine_resource.go:225)",
 			Type:  "boolean",
 		},
 		{
@@ -2802,9 +2802,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "linuxConfiguration", "provisionVMAgent"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.provision_vm_agent ForceNew (internal/services/compute/linux_virtual_machine_resource.go:310)",
 			Type:  "boolean",
 		},
 		{
@@ -2892,9 +2892,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "windowsConfiguration", "additionalUnattendContent", descriptor.Items, "content"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_windows_virtual_machine.additional_unattend_content.content ForceNew (internal/services/compute/windows_virtual_machine_resource.go:65)",
 			Type:  "string",
 		},
 		{
@@ -2904,15 +2904,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "windowsConfiguration", "additionalUnattendContent", descriptor.Items, "settingName"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_windows_virtual_machine.additional_unattend_content.setting ForceNew (internal/services/compute/windows_virtual_machine_resource.go:71)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "windowsConfiguration", "enableAutomaticUpdates"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_windows_virtual_machine.automatic_updates_enabled ForceNew (internal/services/compute/windows_virtual_machine_resource.go:242)",
 			Type:  "boolean",
 		},
 		{
@@ -2964,15 +2964,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "windowsConfiguration", "provisionVMAgent"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_windows_virtual_machine.provision_vm_agent ForceNew (internal/services/compute/windows_virtual_machine_resource.go:352)",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osProfile", "windowsConfiguration", "timeZone"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_windows_virtual_machine.timezone ForceNew (internal/services/compute/windows_virtual_machine_resource.go:423)",
 			Type:  "string",
 		},
 		{
@@ -3000,15 +3000,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "platformFaultDomain"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.platform_fault_domain ForceNew (internal/services/compute/linux_virtual_machine_resource.go:418); azurerm_windows_virtual_machine.platform_fault_domain ForceNew (internal/services/compute/windows_virtual_machine_resource.go:439)",
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "priority"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.priority ForceNew (internal/services/compute/linux_virtual_machine_resource.go:299); azurerm_windows_virtual_machine.priority ForceNew (internal/services/compute/windows_virtual_machine_resource.go:341)",
 			Type:  "string",
 		},
 		{
@@ -3180,15 +3180,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "securityProfile", "uefiSettings", "secureBootEnabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.secure_boot_enabled ForceNew (internal/services/compute/linux_virtual_machine_resource.go:375); azurerm_windows_virtual_machine.secure_boot_enabled ForceNew (internal/services/compute/windows_virtual_machine_resource.go:389)",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "securityProfile", "uefiSettings", "vTpmEnabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.vtpm_enabled ForceNew (internal/services/compute/linux_virtual_machine_resource.go:412); azurerm_windows_virtual_machine.vtpm_enabled ForceNew (internal/services/compute/windows_virtual_machine_resource.go:454)",
 			Type:  "boolean",
 		},
 		{
@@ -3210,9 +3210,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "createOption"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_data_disk_attachment.create_option ForceNew (internal/services/compute/virtual_machine_data_disk_attachment_resource.go:120)",
 			Type:  "string",
 		},
 		{
@@ -3258,9 +3258,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "lun"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_data_disk_attachment.lun ForceNew (internal/services/compute/virtual_machine_data_disk_attachment_resource.go:103)",
 			Type:  "integer",
 		},
 		{
@@ -3282,9 +3282,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "dataDisks", descriptor.Items, "managedDisk", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_data_disk_attachment.managed_disk_id ForceNew (internal/services/compute/virtual_machine_data_disk_attachment_resource.go:88)",
 			Type:  "string",
 		},
 		{
@@ -3372,9 +3372,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "communityGalleryImageId"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_id ForceNew (internal/services/compute/linux_virtual_machine_resource.go:381); azurerm_windows_virtual_machine.source_image_id ForceNew (internal/services/compute/windows_virtual_machine_resource.go:395)",
 			Type:  "string",
 		},
 		{
@@ -3384,39 +3384,39 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_id ForceNew (internal/services/compute/linux_virtual_machine_resource.go:381); azurerm_windows_virtual_machine.source_image_id ForceNew (internal/services/compute/windows_virtual_machine_resource.go:395)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "offer"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_reference.offer ForceNew (internal/services/compute/linux_virtual_machine_resource.go:579); azurerm_windows_virtual_machine.source_image_reference.offer ForceNew (internal/services/compute/windows_virtual_machine_resource.go:579)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "publisher"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_reference.publisher ForceNew (internal/services/compute/linux_virtual_machine_resource.go:573); azurerm_windows_virtual_machine.source_image_reference.publisher ForceNew (internal/services/compute/windows_virtual_machine_resource.go:573)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "sharedGalleryImageId"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_id ForceNew (internal/services/compute/linux_virtual_machine_resource.go:381); azurerm_windows_virtual_machine.source_image_id ForceNew (internal/services/compute/windows_virtual_machine_resource.go:395)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "sku"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_reference.sku ForceNew (internal/services/compute/linux_virtual_machine_resource.go:585); azurerm_windows_virtual_machine.source_image_reference.sku ForceNew (internal/services/compute/windows_virtual_machine_resource.go:585)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "imageReference", "version"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.source_image_reference.version ForceNew (internal/services/compute/linux_virtual_machine_resource.go:591); azurerm_windows_virtual_machine.source_image_reference.version ForceNew (internal/services/compute/windows_virtual_machine_resource.go:591)",
 			Type:  "string",
 		},
 		{
@@ -3450,15 +3450,15 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "diffDiskSettings", "option"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.os_disk.diff_disk_settings.option ForceNew (internal/services/compute/linux_virtual_machine_resource.go:165); azurerm_windows_virtual_machine.os_disk.diff_disk_settings.option ForceNew (internal/services/compute/windows_virtual_machine_resource.go:165)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "diffDiskSettings", "placement"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.os_disk.diff_disk_settings.placement ForceNew (internal/services/compute/linux_virtual_machine_resource.go:173); azurerm_windows_virtual_machine.os_disk.diff_disk_settings.placement ForceNew (internal/services/compute/windows_virtual_machine_resource.go:173)",
 			Type:  "string",
 		},
 		{
@@ -3576,21 +3576,21 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "managedDisk", "securityProfile", "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.os_disk.secure_vm_disk_encryption_set_id ForceNew (internal/services/compute/linux_virtual_machine_resource.go:217); azurerm_windows_virtual_machine.os_disk.secure_vm_disk_encryption_set_id ForceNew (internal/services/compute/windows_virtual_machine_resource.go:217)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "managedDisk", "securityProfile", "securityEncryptionType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.os_disk.security_encryption_type ForceNew (internal/services/compute/linux_virtual_machine_resource.go:225); azurerm_windows_virtual_machine.os_disk.security_encryption_type ForceNew (internal/services/compute/windows_virtual_machine_resource.go:225)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "storageProfile", "osDisk", "managedDisk", "storageAccountType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.os_disk.storage_account_type ForceNew (internal/services/compute/linux_virtual_machine_resource.go:129); azurerm_windows_virtual_machine.os_disk.storage_account_type ForceNew (internal/services/compute/windows_virtual_machine_resource.go:129)",
 			Type:  "string",
 		},
 		{
@@ -3672,9 +3672,9 @@ var VirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"zones"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine.zone ForceNew (internal/services/compute/linux_virtual_machine_resource.go:439); azurerm_windows_virtual_machine.zone ForceNew (internal/services/compute/windows_virtual_machine_resource.go:462)",
 			Type:  "array",
 		},
 	},
@@ -4107,7 +4107,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -4173,7 +4173,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -4189,15 +4189,15 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "name"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.plan.name ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:470); azurerm_orchestrated_virtual_machine_scale_set.plan.name ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:470); azurerm_windows_virtual_machine_scale_set.plan.name ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:470)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "product"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.plan.product ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:476); azurerm_orchestrated_virtual_machine_scale_set.plan.product ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:476); azurerm_windows_virtual_machine_scale_set.plan.product ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:476)",
 			Type:  "string",
 		},
 		{
@@ -4207,9 +4207,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"plan", "publisher"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.plan.publisher ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:482); azurerm_orchestrated_virtual_machine_scale_set.plan.publisher ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:482); azurerm_windows_virtual_machine_scale_set.plan.publisher ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:482)",
 			Type:  "string",
 		},
 		{
@@ -4231,9 +4231,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "additionalCapabilities", "ultraSSDEnabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.additional_capabilities.ultra_ssd_enabled ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:36); azurerm_orchestrated_virtual_machine_scale_set.additional_capabilities.ultra_ssd_enabled ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:610); azurerm_windows_virtual_machine_scale_set.additional_capabilities.ultra_ssd_enabled ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:36)",
 			Type:  "boolean",
 		},
 		{
@@ -4299,7 +4299,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "platformFaultDomainCount"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.platform_fault_domain_count ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1309); azurerm_orchestrated_virtual_machine_scale_set.platform_fault_domain_count ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:239); azurerm_windows_virtual_machine_scale_set.platform_fault_domain_count ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1344)",
 			Type:  "integer",
 		},
 		{
@@ -4333,9 +4333,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "proximityPlacementGroup", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.proximity_placement_group_id ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1334); azurerm_orchestrated_virtual_machine_scale_set.proximity_placement_group_id ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:256); azurerm_windows_virtual_machine_scale_set.proximity_placement_group_id ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1369)",
 			Type:  "string",
 		},
 		{
@@ -4447,15 +4447,15 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "spotRestorePolicy", "enabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.spot_restore.enabled ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:317); azurerm_windows_virtual_machine_scale_set.spot_restore.enabled ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:317)",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "spotRestorePolicy", "restoreTimeout"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.spot_restore.timeout ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:324); azurerm_windows_virtual_machine_scale_set.spot_restore.timeout ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:324)",
 			Type:  "string",
 		},
 		{
@@ -4507,9 +4507,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "upgradePolicy", "mode"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.upgrade_mode ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1396); azurerm_orchestrated_virtual_machine_scale_set.upgrade_mode ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:317); azurerm_windows_virtual_machine_scale_set.upgrade_mode ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1425)",
 			Type:  "string",
 		},
 		{
@@ -4573,51 +4573,51 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "in the PUT body, not in the PATCH body, but Azure updates properties inside it in place: azurerm_linux_virtual_machine_scale_set.gallery_application updated in place (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1274); azurerm_windows_virtual_machine_scale_set.gallery_application updated in place (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1292)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile",
+			Rule:  "terraform: Azure updates it in place: azurerm_linux_virtual_machine_scale_set.gallery_application updated in place (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1274); azurerm_windows_virtual_machine_scale_set.gallery_application updated in place (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1292)",
 			Type:  "array",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "configurationReference"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.gallery_application.configuration_blob_uri ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:155); azurerm_windows_virtual_machine_scale_set.gallery_application.configuration_blob_uri ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:155)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "enableAutomaticUpgrade"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "boolean",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "order"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.gallery_application.order ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:162); azurerm_windows_virtual_machine_scale_set.gallery_application.order ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:162)",
 			Type:  "integer",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "packageReferenceId"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.gallery_application.version_id ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:147); azurerm_windows_virtual_machine_scale_set.gallery_application.version_id ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:147)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "tags"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.gallery_application.tag ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:171); azurerm_windows_virtual_machine_scale_set.gallery_application.tag ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:171)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "applicationProfile", "galleryApplications", descriptor.Items, "treatFailureAsDeploymentFailure"},
-			Rule:  "inside createOnly properties.virtualMachineProfile.applicationProfile.galleryApplications",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "boolean",
 		},
 		{
@@ -4677,7 +4677,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "evictionPolicy"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.eviction_policy ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1247); azurerm_orchestrated_virtual_machine_scale_set.eviction_policy ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:182); azurerm_windows_virtual_machine_scale_set.eviction_policy ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1265)",
 			Type:  "string",
 		},
 		{
@@ -4873,9 +4873,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "networkProfile", "networkInterfaceConfigurations", descriptor.Items, "name"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.network_interface.name ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:77); azurerm_orchestrated_virtual_machine_scale_set.network_interface.name ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:278); azurerm_windows_virtual_machine_scale_set.network_interface.name ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:77)",
 			Type:  "string",
 		},
 		{
@@ -5163,19 +5163,19 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "adminUsername"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.admin_username ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1160); azurerm_orchestrated_virtual_machine_scale_set.os_profile.windows_configuration.admin_username ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:54); azurerm_windows_virtual_machine_scale_set.admin_username ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1179)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "allowExtensionOperations"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.extension_operations_enabled ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1258); azurerm_orchestrated_virtual_machine_scale_set.extension_operations_enabled ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:193); azurerm_windows_virtual_machine_scale_set.extension_operations_enabled ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1276)",
 			Type:  "boolean",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "computerNamePrefix"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.computer_name_prefix ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1213); azurerm_orchestrated_virtual_machine_scale_set.os_profile.windows_configuration.computer_name_prefix ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:70); azurerm_windows_virtual_machine_scale_set.computer_name_prefix ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1231)",
 			Type:  "string",
 		},
 		{
@@ -5239,9 +5239,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "linuxConfiguration", "provisionVMAgent"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.provision_vm_agent ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1327)",
 			Type:  "boolean",
 		},
 		{
@@ -5329,9 +5329,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "windowsConfiguration", "additionalUnattendContent", descriptor.Items, "content"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_orchestrated_virtual_machine_scale_set.os_profile.windows_configuration.additional_unattend_content.content ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:31); azurerm_windows_virtual_machine_scale_set.additional_unattend_content.content ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:31)",
 			Type:  "string",
 		},
 		{
@@ -5341,9 +5341,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "windowsConfiguration", "additionalUnattendContent", descriptor.Items, "settingName"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_orchestrated_virtual_machine_scale_set.os_profile.windows_configuration.additional_unattend_content.setting ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:37); azurerm_windows_virtual_machine_scale_set.additional_unattend_content.setting ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:37)",
 			Type:  "string",
 		},
 		{
@@ -5401,9 +5401,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "osProfile", "windowsConfiguration", "provisionVMAgent"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_orchestrated_virtual_machine_scale_set.os_profile.windows_configuration.provision_vm_agent ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:86); azurerm_windows_virtual_machine_scale_set.provision_vm_agent ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1362)",
 			Type:  "boolean",
 		},
 		{
@@ -5439,7 +5439,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "priority"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.priority ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1316); azurerm_orchestrated_virtual_machine_scale_set.priority ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:245); azurerm_windows_virtual_machine_scale_set.priority ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1351)",
 			Type:  "string",
 		},
 		{
@@ -5569,15 +5569,15 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "securityProfile", "uefiSettings", "secureBootEnabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.secure_boot_enabled ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1362); azurerm_windows_virtual_machine_scale_set.secure_boot_enabled ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1385)",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "securityProfile", "uefiSettings", "vTpmEnabled"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.vtpm_enabled ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1414); azurerm_windows_virtual_machine_scale_set.vtpm_enabled ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1443)",
 			Type:  "boolean",
 		},
 		{
@@ -5659,9 +5659,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "dataDisks", descriptor.Items, "managedDisk", "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.data_disk.disk_encryption_set_id ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1145); azurerm_orchestrated_virtual_machine_scale_set.data_disk.disk_encryption_set_id ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:541); azurerm_windows_virtual_machine_scale_set.data_disk.disk_encryption_set_id ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1145)",
 			Type:  "string",
 		},
 		{
@@ -5797,15 +5797,15 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "diffDiskSettings", "option"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.diff_disk_settings.option ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1355); azurerm_orchestrated_virtual_machine_scale_set.os_disk.diff_disk_settings.option ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:660); azurerm_windows_virtual_machine_scale_set.os_disk.diff_disk_settings.option ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1355)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "diffDiskSettings", "placement"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.diff_disk_settings.placement ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1363); azurerm_orchestrated_virtual_machine_scale_set.os_disk.diff_disk_settings.placement ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:668); azurerm_windows_virtual_machine_scale_set.os_disk.diff_disk_settings.placement ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1363)",
 			Type:  "string",
 		},
 		{
@@ -5839,9 +5839,9 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "managedDisk", "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.disk_encryption_set_id ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1377); azurerm_orchestrated_virtual_machine_scale_set.os_disk.disk_encryption_set_id ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:682); azurerm_windows_virtual_machine_scale_set.os_disk.disk_encryption_set_id ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1377)",
 			Type:  "string",
 		},
 		{
@@ -5857,21 +5857,21 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "managedDisk", "securityProfile", "diskEncryptionSet", "id"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.secure_vm_disk_encryption_set_id ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1395); azurerm_windows_virtual_machine_scale_set.os_disk.secure_vm_disk_encryption_set_id ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1395)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "managedDisk", "securityProfile", "securityEncryptionType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.security_encryption_type ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1403); azurerm_windows_virtual_machine_scale_set.os_disk.security_encryption_type ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1403)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "virtualMachineProfile", "storageProfile", "osDisk", "managedDisk", "storageAccountType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.os_disk.storage_account_type ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1332); azurerm_orchestrated_virtual_machine_scale_set.os_disk.storage_account_type ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:637); azurerm_windows_virtual_machine_scale_set.os_disk.storage_account_type ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1332)",
 			Type:  "string",
 		},
 		{
@@ -5913,7 +5913,7 @@ var VirtualMachineScaleSetDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "zoneBalance"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_linux_virtual_machine_scale_set.zone_balance ForceNew (internal/services/compute/linux_virtual_machine_scale_set_resource.go:1420); azurerm_orchestrated_virtual_machine_scale_set.zone_balance ForceNew (internal/services/compute/orchestrated_virtual_machine_scale_set_resource.go:298); azurerm_windows_virtual_machine_scale_set.zone_balance ForceNew (internal/services/compute/windows_virtual_machine_scale_set_resource.go:1451)",
 			Type:  "boolean",
 		},
 		{
@@ -6108,9 +6108,9 @@ var VirtualMachineScaleSetsExtensionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "publisher"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_scale_set_extension.publisher ForceNew (internal/services/compute/virtual_machine_scale_set_extension_resource.go:65)",
 			Type:  "string",
 		},
 		{
@@ -6126,9 +6126,9 @@ var VirtualMachineScaleSetsExtensionDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "type"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_scale_set_extension.type ForceNew (internal/services/compute/virtual_machine_scale_set_extension_resource.go:72)",
 			Type:  "string",
 		},
 		{
@@ -6750,9 +6750,9 @@ var VirtualMachineScaleSetsVirtualMachineDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -8682,7 +8682,7 @@ var VirtualMachineScaleSetsVirtualMachinesExtensionDescriptor = descriptor.Descr
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -8858,7 +8858,7 @@ var VirtualMachinesExtensionDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -8958,9 +8958,9 @@ var VirtualMachinesExtensionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "provisionAfterExtensions"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure updates it in place: azurerm_virtual_machine_extension.provision_after_extensions updated in place (internal/services/compute/virtual_machine_extension_resource.go:118)",
 			Type:  "array",
 		},
 		{
@@ -8970,9 +8970,9 @@ var VirtualMachinesExtensionDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "publisher"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_machine_extension.publisher ForceNew (internal/services/compute/virtual_machine_extension_resource.go:67)",
 			Type:  "string",
 		},
 		{

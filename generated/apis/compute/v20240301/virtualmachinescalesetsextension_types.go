@@ -33,6 +33,8 @@ type VirtualMachineScaleSetsExtensionList struct {
 }
 
 // VirtualMachineScaleSetsExtensionSpec is the desired state of a Microsoft.Compute/virtualMachineScaleSets/extensions: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.publisher)) == (has(oldSelf.properties) && has(oldSelf.properties.publisher)) && (!(has(self.properties) && has(self.properties.publisher)) || self.properties.publisher == oldSelf.properties.publisher)",message="spec.properties.publisher is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.publisher"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.type)) == (has(oldSelf.properties) && has(oldSelf.properties.type)) && (!(has(self.properties) && has(self.properties.type)) || self.properties.type == oldSelf.properties.type)",message="spec.properties.type is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.type"
 type VirtualMachineScaleSetsExtensionSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

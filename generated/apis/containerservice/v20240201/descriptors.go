@@ -470,21 +470,21 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/managedClusters/{resourceName}",
 	Properties: []descriptor.Property{
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -568,7 +568,7 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -668,9 +668,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "capacityReservationGroupID"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.capacity_reservation_group_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:73)",
 			Type:  "string",
 		},
 		{
@@ -728,15 +728,15 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "gpuInstanceProfile"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.gpu_instance ForceNew (internal/services/containers/kubernetes_cluster_resource.go:89)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "hostGroupID"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.host_group_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:248)",
 			Type:  "string",
 		},
 		{
@@ -1082,21 +1082,21 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "networkProfile", "nodePublicIPTags"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.node_network_profile.node_public_ip_tags ForceNew (internal/services/containers/kubernetes_cluster_resource.go:636)",
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "networkProfile", "nodePublicIPTags", descriptor.Items, "ipTagType"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly properties.agentPoolProfiles[*].networkProfile.nodePublicIPTags",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "networkProfile", "nodePublicIPTags", descriptor.Items, "tag"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly properties.agentPoolProfiles[*].networkProfile.nodePublicIPTags",
 			Type:  "string",
 		},
 		{
@@ -1112,9 +1112,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "nodePublicIPPrefixID"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.node_public_ip_prefix_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:157)",
 			Type:  "string",
 		},
 		{
@@ -1178,9 +1178,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "proximityPlacementGroupID"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.proximity_placement_group_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:221)",
 			Type:  "string",
 		},
 		{
@@ -1214,9 +1214,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.default_node_pool.type ForceNew (internal/services/containers/kubernetes_cluster_resource.go:55)",
 			Type:  "string",
 		},
 		{
@@ -1292,9 +1292,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "apiServerAccessProfile", "enablePrivateCluster"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.private_cluster_enabled ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1451)",
 			Type:  "boolean",
 		},
 		{
@@ -1304,9 +1304,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "apiServerAccessProfile", "privateDNSZone"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.private_dns_zone_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1464)",
 			Type:  "string",
 		},
 		{
@@ -1490,15 +1490,15 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "diskEncryptionSetID"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.disk_encryption_set_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:476)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "dnsPrefix"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.dns_prefix ForceNew (internal/services/containers/kubernetes_cluster_resource.go:483)",
 			Type:  "string",
 		},
 		{
@@ -1508,9 +1508,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "enableRBAC"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.role_based_access_control_enabled ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1478)",
 			Type:  "boolean",
 		},
 		{
@@ -1520,9 +1520,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "fqdnSubdomain"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.dns_prefix_private_cluster ForceNew (internal/services/containers/kubernetes_cluster_resource.go:491)",
 			Type:  "string",
 		},
 		{
@@ -1562,21 +1562,21 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "identityProfile", descriptor.Values, "clientId"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.kubelet_identity.client_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:704)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "identityProfile", descriptor.Values, "objectId"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.kubelet_identity.object_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:716)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "identityProfile", descriptor.Values, "resourceId"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.kubelet_identity.user_assigned_identity_id ForceNew (internal/services/containers/kubernetes_cluster_resource.go:728)",
 			Type:  "string",
 		},
 		{
@@ -1640,9 +1640,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "linuxProfile", "adminUsername"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.linux_profile.admin_username ForceNew (internal/services/containers/kubernetes_cluster_resource.go:757)",
 			Type:  "string",
 		},
 		{
@@ -1658,9 +1658,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "linuxProfile", "ssh", "publicKeys", descriptor.Items, "keyData"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.linux_profile.ssh_key.key_data ForceNew (internal/services/containers/kubernetes_cluster_resource.go:770)",
 			Type:  "string",
 		},
 		{
@@ -1694,15 +1694,15 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "dnsServiceIP"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.dns_service_ip ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1166)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "ipFamilies"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.ip_versions ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1362)",
 			Type:  "array",
 		},
 		{
@@ -1802,9 +1802,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "loadBalancerSku"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.load_balancer_sku ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1228)",
 			Type:  "string",
 		},
 		{
@@ -1850,9 +1850,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "networkMode"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.network_mode ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1141)",
 			Type:  "string",
 		},
 		{
@@ -1892,21 +1892,21 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "serviceCidr"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.service_cidr ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1209)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "serviceCidrs"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.network_profile.service_cidrs ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1217)",
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "nodeResourceGroup"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.node_resource_group ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1413)",
 			Type:  "string",
 		},
 		{
@@ -2414,9 +2414,9 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "windowsProfile", "adminUsername"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster.windows_profile.admin_username ForceNew (internal/services/containers/kubernetes_cluster_resource.go:1660)",
 			Type:  "string",
 		},
 		{
@@ -2730,9 +2730,9 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "capacityReservationGroupID"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.capacity_reservation_group_id ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:161)",
 			Type:  "string",
 		},
 		{
@@ -2790,15 +2790,15 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "gpuInstanceProfile"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.gpu_instance ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:187)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "hostGroupID"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.host_group_id ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:153)",
 			Type:  "string",
 		},
 		{
@@ -3138,21 +3138,21 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "nodePublicIPTags"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.node_network_profile.node_public_ip_tags ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:636)",
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "nodePublicIPTags", descriptor.Items, "ipTagType"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "inside createOnly properties.networkProfile.nodePublicIPTags",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "networkProfile", "nodePublicIPTags", descriptor.Items, "tag"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "inside createOnly properties.networkProfile.nodePublicIPTags",
 			Type:  "string",
 		},
 		{
@@ -3168,9 +3168,9 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "nodePublicIPPrefixID"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.node_public_ip_prefix_id ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:257)",
 			Type:  "string",
 		},
 		{
@@ -3204,9 +3204,9 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "osType"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.os_type ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:318)",
 			Type:  "string",
 		},
 		{
@@ -3234,9 +3234,9 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "proximityPlacementGroupID"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.proximity_placement_group_id ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:346)",
 			Type:  "string",
 		},
 		{
@@ -3246,21 +3246,21 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "scaleSetEvictionPolicy"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.eviction_policy ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:168)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "scaleSetPriority"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.priority ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:335)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "spotMaxPrice"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.spot_max_price ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:359)",
 			Type:  "number",
 		},
 		{
@@ -3318,9 +3318,9 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "windowsProfile", "disableOutboundNat"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_kubernetes_cluster_node_pool.windows_profile.outbound_nat_enabled ForceNew (internal/services/containers/kubernetes_cluster_node_pool_resource.go:404)",
 			Type:  "boolean",
 		},
 		{

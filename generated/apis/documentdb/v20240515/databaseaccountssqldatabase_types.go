@@ -33,6 +33,7 @@ type DatabaseAccountsSqlDatabaseList struct {
 }
 
 // DatabaseAccountsSqlDatabaseSpec is the desired state of a Microsoft.DocumentDB/databaseAccounts/sqlDatabases: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 // +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.resource) && has(self.properties.resource.restoreParameters)) == (has(oldSelf.properties) && has(oldSelf.properties.resource) && has(oldSelf.properties.resource.restoreParameters)) && (!(has(self.properties) && has(self.properties.resource) && has(self.properties.resource.restoreParameters)) || self.properties.resource.restoreParameters == oldSelf.properties.resource.restoreParameters)",message="spec.properties.resource.restoreParameters is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.resource.restoreParameters"
 type DatabaseAccountsSqlDatabaseSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.

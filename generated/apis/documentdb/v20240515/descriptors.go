@@ -261,13 +261,13 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"kind"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_account.kind ForceNew (internal/services/cosmos/cosmosdb_account_resource.go:296)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -471,7 +471,7 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "createMode"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_account.create_mode ForceNew (internal/services/cosmos/cosmosdb_account_resource.go:270)",
 			Type:  "string",
 		},
 		{
@@ -481,9 +481,9 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "databaseAccountOfferType"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure updates it in place: azurerm_cosmosdb_account.offer_type updated in place (internal/services/cosmos/cosmosdb_account_resource.go:217)",
 			Type:  "string",
 		},
 		{
@@ -535,9 +535,9 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "enableFreeTier"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_account.free_tier_enabled ForceNew (internal/services/cosmos/cosmosdb_account_resource.go:317)",
 			Type:  "boolean",
 		},
 		{
@@ -727,15 +727,15 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "restoreParameters"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_cosmosdb_account.restore updated in place (internal/services/cosmos/cosmosdb_account_resource.go:586)",
 			Type:  "object",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "databasesToRestore"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "array",
 		},
 		{
@@ -753,7 +753,7 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "gremlinDatabasesToRestore"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "array",
 		},
 		{
@@ -771,25 +771,25 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "restoreMode"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "restoreSource"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_account.restore.source_cosmosdb_account_id ForceNew (internal/services/cosmos/cosmosdb_account_resource.go:592)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "restoreTimestampInUtc"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "in the PUT body, not in the PATCH body",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "restoreParameters", "tablesToRestore"},
-			Rule:  "inside createOnly properties.restoreParameters",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_account.restore.tables_to_restore ForceNew (internal/services/cosmos/cosmosdb_account_resource.go:658)",
 			Type:  "array",
 		},
 		{
@@ -975,9 +975,9 @@ var DatabaseAccountsSqlDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -1121,9 +1121,9 @@ var DatabaseAccountsSqlDatabasesContainerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -1391,15 +1391,15 @@ var DatabaseAccountsSqlDatabasesContainerDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "resource", "partitionKey", "kind"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_sql_container.partition_key_kind ForceNew (internal/services/cosmos/cosmosdb_sql_container_resource.go:86)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "resource", "partitionKey", "paths"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_sql_container.partition_key_paths ForceNew (internal/services/cosmos/cosmosdb_sql_container_resource.go:76)",
 			Type:  "array",
 		},
 		{

@@ -28,7 +28,7 @@ var VaultDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -202,7 +202,7 @@ var VaultDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "provisioningState"},
-			Rule:  "override: provisioning state (Succeeded, RegisteringDns) is reported by the service, never set by a client; the swagger forgets readOnly",
+			Rule:  "ARM-wide: filled by the service wherever it appears (provisioningState: the ARM resource provider contract's async-api-reference says the service sets it)",
 			Type:  "string",
 		},
 		{

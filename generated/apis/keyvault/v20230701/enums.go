@@ -215,3 +215,13 @@ const (
 	StoragePermissions_Setsas        StoragePermissions = "setsas"
 	StoragePermissions_Update        StoragePermissions = "update"
 )
+
+// Provisioning state of the vault.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type VaultProvisioningState string
+
+// Values of VaultProvisioningState.
+const (
+	VaultProvisioningState_RegisteringDns VaultProvisioningState = "RegisteringDns"
+	VaultProvisioningState_Succeeded      VaultProvisioningState = "Succeeded"
+)

@@ -546,6 +546,10 @@ type VaultProperties struct {
 	// +optional
 	NetworkAcls *NetworkRuleSet `json:"networkAcls,omitempty"`
 
+	// Provisioning state of the vault.
+	// +optional
+	ProvisioningState *VaultProvisioningState `json:"provisioningState,omitempty"`
+
 	// Property to specify whether the vault will accept traffic from public internet. If set to 'disabled' all traffic except private endpoint traffic and that that originates from trusted services will be blocked. This will override the set firewall rules, meaning that even if the firewall rules are present we will not honor the rules.
 	// +optional
 	PublicNetworkAccess *string `json:"publicNetworkAccess,omitempty"`

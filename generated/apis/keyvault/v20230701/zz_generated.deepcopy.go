@@ -1275,6 +1275,11 @@ func (in *VaultProperties) DeepCopyInto(out *VaultProperties) {
 		*out = new(NetworkRuleSet)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.ProvisioningState != nil {
+		in, out := &in.ProvisioningState, &out.ProvisioningState
+		*out = new(VaultProvisioningState)
+		**out = **in
+	}
 	if in.PublicNetworkAccess != nil {
 		in, out := &in.PublicNetworkAccess, &out.PublicNetworkAccess
 		*out = new(string)

@@ -34,6 +34,7 @@ type PrivateDnsZonesVirtualNetworkLinkList struct {
 
 // PrivateDnsZonesVirtualNetworkLinkSpec is the desired state of a Microsoft.Network/privateDnsZones/virtualNetworkLinks: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
 // +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.virtualNetwork) && has(self.properties.virtualNetwork.id)) == (has(oldSelf.properties) && has(oldSelf.properties.virtualNetwork) && has(oldSelf.properties.virtualNetwork.id)) && (!(has(self.properties) && has(self.properties.virtualNetwork) && has(self.properties.virtualNetwork.id)) || self.properties.virtualNetwork.id == oldSelf.properties.virtualNetwork.id)",message="spec.properties.virtualNetwork.id is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.virtualNetwork.id"
 type PrivateDnsZonesVirtualNetworkLinkSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

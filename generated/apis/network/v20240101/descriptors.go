@@ -7691,9 +7691,9 @@ var ApplicationGatewayDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -10293,21 +10293,21 @@ var LoadBalancerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -10317,9 +10317,9 @@ var LoadBalancerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -12459,15 +12459,15 @@ var LoadBalancerDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"sku", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_lb.sku ForceNew (internal/services/loadbalancer/lb_resource.go:67)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"sku", "tier"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_lb.sku_tier ForceNew (internal/services/loadbalancer/lb_resource.go:79)",
 			Type:  "string",
 		},
 		{
@@ -12740,9 +12740,9 @@ var LoadBalancersBackendAddressPoolDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "syncMode"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_lb_backend_address_pool.synchronous_mode ForceNew (internal/services/loadbalancer/lb_backend_address_pool_resource.go:65)",
 			Type:  "string",
 		},
 		{
@@ -13070,21 +13070,21 @@ var NetworkInterfaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -13094,9 +13094,9 @@ var NetworkInterfaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -19789,9 +19789,9 @@ var NetworkSecurityGroupDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -20417,21 +20417,21 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -20441,9 +20441,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -20537,9 +20537,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "customNetworkInterfaceName"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.custom_network_interface_name ForceNew (internal/services/network/private_endpoint_resource.go:104)",
 			Type:  "string",
 		},
 		{
@@ -20555,9 +20555,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipConfigurations", descriptor.Items, "name"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.ip_configuration.name ForceNew (internal/services/network/private_endpoint_resource.go:195)",
 			Type:  "string",
 		},
 		{
@@ -20567,21 +20567,21 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipConfigurations", descriptor.Items, "properties", "groupId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.ip_configuration.subresource_name ForceNew (internal/services/network/private_endpoint_resource.go:207)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipConfigurations", descriptor.Items, "properties", "memberName"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.ip_configuration.member_name ForceNew (internal/services/network/private_endpoint_resource.go:214)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipConfigurations", descriptor.Items, "properties", "privateIPAddress"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.ip_configuration.private_ip_address ForceNew (internal/services/network/private_endpoint_resource.go:201)",
 			Type:  "string",
 		},
 		{
@@ -20609,9 +20609,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "manualPrivateLinkServiceConnections", descriptor.Items, "name"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.name ForceNew (internal/services/network/private_endpoint_resource.go:143)",
 			Type:  "string",
 		},
 		{
@@ -20621,9 +20621,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "manualPrivateLinkServiceConnections", descriptor.Items, "properties", "groupIds"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.subresource_names ForceNew (internal/services/network/private_endpoint_resource.go:168)",
 			Type:  "array",
 		},
 		{
@@ -20651,9 +20651,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "manualPrivateLinkServiceConnections", descriptor.Items, "properties", "privateLinkServiceId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.private_connection_resource_alias ForceNew (internal/services/network/private_endpoint_resource.go:161); azurerm_private_endpoint.private_service_connection.private_connection_resource_id ForceNew (internal/services/network/private_endpoint_resource.go:154)",
 			Type:  "string",
 		},
 		{
@@ -20699,9 +20699,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "privateLinkServiceConnections", descriptor.Items, "name"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.name ForceNew (internal/services/network/private_endpoint_resource.go:143)",
 			Type:  "string",
 		},
 		{
@@ -20711,9 +20711,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "privateLinkServiceConnections", descriptor.Items, "properties", "groupIds"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.subresource_names ForceNew (internal/services/network/private_endpoint_resource.go:168)",
 			Type:  "array",
 		},
 		{
@@ -20741,9 +20741,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "privateLinkServiceConnections", descriptor.Items, "properties", "privateLinkServiceId"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.private_service_connection.private_connection_resource_alias ForceNew (internal/services/network/private_endpoint_resource.go:161); azurerm_private_endpoint.private_service_connection.private_connection_resource_id ForceNew (internal/services/network/private_endpoint_resource.go:154)",
 			Type:  "string",
 		},
 		{
@@ -20783,9 +20783,9 @@ var PrivateEndpointDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "subnet", "id"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_private_endpoint.subnet_id ForceNew (internal/services/network/private_endpoint_resource.go:80)",
 			Type:  "string",
 		},
 		{
@@ -21860,21 +21860,21 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -21884,9 +21884,9 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -22358,21 +22358,21 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipTags"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: Terraform's ip_tags map (the whole list of {ipTagType, tag}) is ForceNew (internal/services/network/public_ip_resource.go:168)",
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipTags", descriptor.Items, "ipTagType"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly properties.ipTags",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "ipTags", descriptor.Items, "tag"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly properties.ipTags",
 			Type:  "string",
 		},
 		{
@@ -22508,9 +22508,9 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "publicIPAddressVersion"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_public_ip.ip_version ForceNew (internal/services/network/public_ip_resource.go:96)",
 			Type:  "string",
 		},
 		{
@@ -22526,9 +22526,9 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "publicIPPrefix", "id"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_public_ip.public_ip_prefix_id ForceNew (internal/services/network/public_ip_resource.go:161)",
 			Type:  "string",
 		},
 		{
@@ -22550,15 +22550,15 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"sku", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_public_ip.sku ForceNew (internal/services/network/public_ip_resource.go:107)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"sku", "tier"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_public_ip.sku_tier ForceNew (internal/services/network/public_ip_resource.go:116)",
 			Type:  "string",
 		},
 		{
@@ -22574,9 +22574,9 @@ var PublicIPAddressDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"zones"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "override: a public IP's zones are fixed at creation; Terraform's zones is ZonesMultipleOptionalForceNew (internal/services/network/public_ip_resource.go:177)",
 			Type:  "array",
 		},
 	},
@@ -22659,9 +22659,9 @@ var RouteTableDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -22987,21 +22987,21 @@ var VirtualNetworkDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "name"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation", "type"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "inside createOnly extendedLocation",
 			Type:  "string",
 		},
 		{
@@ -23011,9 +23011,9 @@ var VirtualNetworkDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body; PATCH only updates tags, so updates go through PUT",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -25360,9 +25360,9 @@ var VirtualNetworksVirtualNetworkPeeringDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "enableOnlyIPv6Peering"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_network_peering.only_ipv6_peering_enabled ForceNew (internal/services/network/virtual_network_peering_resource.go:97)",
 			Type:  "boolean",
 		},
 		{
@@ -25396,9 +25396,9 @@ var VirtualNetworksVirtualNetworkPeeringDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "peerCompleteVnets"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_network_peering.peer_complete_virtual_networks_enabled ForceNew (internal/services/network/virtual_network_peering_resource.go:103)",
 			Type:  "boolean",
 		},
 		{
@@ -25462,9 +25462,9 @@ var VirtualNetworksVirtualNetworkPeeringDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "remoteVirtualNetwork", "id"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_virtual_network_peering.remote_virtual_network_id ForceNew (internal/services/network/virtual_network_peering_resource.go:63)",
 			Type:  "string",
 		},
 		{

@@ -33,6 +33,10 @@ type LoadBalancerList struct {
 }
 
 // LoadBalancerSpec is the desired state of a Microsoft.Network/loadBalancers: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".extendedLocation"
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="(has(self.sku) && has(self.sku.name)) == (has(oldSelf.sku) && has(oldSelf.sku.name)) && (!(has(self.sku) && has(self.sku.name)) || self.sku.name == oldSelf.sku.name)",message="spec.sku.name is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku.name"
+// +kubebuilder:validation:XValidation:rule="(has(self.sku) && has(self.sku.tier)) == (has(oldSelf.sku) && has(oldSelf.sku.tier)) && (!(has(self.sku) && has(self.sku.tier)) || self.sku.tier == oldSelf.sku.tier)",message="spec.sku.tier is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku.tier"
 type LoadBalancerSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

@@ -33,6 +33,7 @@ type LoadBalancersBackendAddressPoolList struct {
 }
 
 // LoadBalancersBackendAddressPoolSpec is the desired state of a Microsoft.Network/loadBalancers/backendAddressPools: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.syncMode)) == (has(oldSelf.properties) && has(oldSelf.properties.syncMode)) && (!(has(self.properties) && has(self.properties.syncMode)) || self.properties.syncMode == oldSelf.properties.syncMode)",message="spec.properties.syncMode is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.syncMode"
 type LoadBalancersBackendAddressPoolSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

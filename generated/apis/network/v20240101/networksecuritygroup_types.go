@@ -33,6 +33,7 @@ type NetworkSecurityGroupList struct {
 }
 
 // NetworkSecurityGroupSpec is the desired state of a Microsoft.Network/networkSecurityGroups: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
 type NetworkSecurityGroupSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

@@ -33,6 +33,14 @@ type PublicIPAddressList struct {
 }
 
 // PublicIPAddressSpec is the desired state of a Microsoft.Network/publicIPAddresses: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="has(self.extendedLocation) == has(oldSelf.extendedLocation) && (!has(self.extendedLocation) || self.extendedLocation == oldSelf.extendedLocation)",message="spec.extendedLocation is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".extendedLocation"
+// +kubebuilder:validation:XValidation:rule="has(self.location) == has(oldSelf.location) && (!has(self.location) || self.location == oldSelf.location)",message="spec.location is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".location"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.ipTags)) == (has(oldSelf.properties) && has(oldSelf.properties.ipTags)) && (!(has(self.properties) && has(self.properties.ipTags)) || self.properties.ipTags == oldSelf.properties.ipTags)",message="spec.properties.ipTags is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.ipTags"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.publicIPAddressVersion)) == (has(oldSelf.properties) && has(oldSelf.properties.publicIPAddressVersion)) && (!(has(self.properties) && has(self.properties.publicIPAddressVersion)) || self.properties.publicIPAddressVersion == oldSelf.properties.publicIPAddressVersion)",message="spec.properties.publicIPAddressVersion is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.publicIPAddressVersion"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.publicIPPrefix) && has(self.properties.publicIPPrefix.id)) == (has(oldSelf.properties) && has(oldSelf.properties.publicIPPrefix) && has(oldSelf.properties.publicIPPrefix.id)) && (!(has(self.properties) && has(self.properties.publicIPPrefix) && has(self.properties.publicIPPrefix.id)) || self.properties.publicIPPrefix.id == oldSelf.properties.publicIPPrefix.id)",message="spec.properties.publicIPPrefix.id is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.publicIPPrefix.id"
+// +kubebuilder:validation:XValidation:rule="(has(self.sku) && has(self.sku.name)) == (has(oldSelf.sku) && has(oldSelf.sku.name)) && (!(has(self.sku) && has(self.sku.name)) || self.sku.name == oldSelf.sku.name)",message="spec.sku.name is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku.name"
+// +kubebuilder:validation:XValidation:rule="(has(self.sku) && has(self.sku.tier)) == (has(oldSelf.sku) && has(oldSelf.sku.tier)) && (!(has(self.sku) && has(self.sku.tier)) || self.sku.tier == oldSelf.sku.tier)",message="spec.sku.tier is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".sku.tier"
+// +kubebuilder:validation:XValidation:rule="has(self.zones) == has(oldSelf.zones) && (!has(self.zones) || self.zones == oldSelf.zones)",message="spec.zones is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".zones"
 type PublicIPAddressSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
@@ -60,7 +68,7 @@ type PublicIPAddressSpec struct {
 
 	// Public IP address properties.
 	// +optional
-	Properties *PublicIPAddressPropertiesFormat `json:"properties,omitempty"`
+	Properties *PublicIPAddressPropertiesFormat2 `json:"properties,omitempty"`
 
 	// The public IP address SKU.
 	// +optional
@@ -109,7 +117,7 @@ type PublicIPAddressStatus struct {
 	Name *string `json:"name,omitempty"`
 
 	// Public IP address properties.
-	Properties *PublicIPAddressPropertiesFormat_STATUS `json:"properties,omitempty"`
+	Properties *PublicIPAddressPropertiesFormat_STATUS2 `json:"properties,omitempty"`
 
 	// The public IP address SKU.
 	Sku *PublicIPAddressSku_STATUS `json:"sku,omitempty"`

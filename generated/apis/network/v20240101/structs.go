@@ -5087,6 +5087,61 @@ type PublicIPAddressPropertiesFormat struct {
 }
 
 // Public IP address properties.
+type PublicIPAddressPropertiesFormat2 struct {
+	// The DDoS protection custom policy associated with the public IP address.
+	// +optional
+	DdosSettings *DdosSettings `json:"ddosSettings,omitempty"`
+
+	// Specify what happens to the public IP address when the VM using it is deleted
+	// +optional
+	DeleteOption *DeleteOptions `json:"deleteOption,omitempty"`
+
+	// The FQDN of the DNS record associated with the public IP address.
+	// +optional
+	DnsSettings *PublicIPAddressDnsSettings `json:"dnsSettings,omitempty"`
+
+	// The idle timeout of the public IP address.
+	// +optional
+	IdleTimeoutInMinutes *int32 `json:"idleTimeoutInMinutes,omitempty"`
+
+	// The IP address associated with the public IP address resource.
+	// +optional
+	IpAddress *string `json:"ipAddress,omitempty"`
+
+	// The list of tags associated with the public IP address.
+	// +optional
+	IpTags []IpTag `json:"ipTags,omitempty"`
+
+	// The linked public IP address of the public IP address resource.
+	// +optional
+	LinkedPublicIPAddress *PublicIPAddressObject `json:"linkedPublicIPAddress,omitempty"`
+
+	// Migration phase of Public IP Address.
+	// +optional
+	MigrationPhase *PublicIPAddressMigrationPhase `json:"migrationPhase,omitempty"`
+
+	// The NatGateway for the Public IP address.
+	// +optional
+	NatGateway *NatGateway `json:"natGateway,omitempty"`
+
+	// The public IP address version.
+	// +optional
+	PublicIPAddressVersion *IPVersion `json:"publicIPAddressVersion,omitempty"`
+
+	// The public IP address allocation method.
+	// +optional
+	PublicIPAllocationMethod *IPAllocationMethod `json:"publicIPAllocationMethod,omitempty"`
+
+	// The Public IP Prefix this Public IP Address should be allocated from.
+	// +optional
+	PublicIPPrefix *SubResource `json:"publicIPPrefix,omitempty"`
+
+	// The service public IP address of the public IP address resource.
+	// +optional
+	ServicePublicIPAddress *PublicIPAddressObject `json:"servicePublicIPAddress,omitempty"`
+}
+
+// Public IP address properties.
 type PublicIPAddressPropertiesFormat_STATUS struct {
 	// The DDoS protection custom policy associated with the public IP address.
 	DdosSettings *DdosSettings_STATUS `json:"ddosSettings,omitempty"`
@@ -5139,6 +5194,57 @@ type PublicIPAddressPropertiesFormat_STATUS struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless
 	ServicePublicIPAddress *apiextensionsv1.JSON `json:"servicePublicIPAddress,omitempty"`
+}
+
+// Public IP address properties.
+type PublicIPAddressPropertiesFormat_STATUS2 struct {
+	// The DDoS protection custom policy associated with the public IP address.
+	DdosSettings *DdosSettings_STATUS `json:"ddosSettings,omitempty"`
+
+	// Specify what happens to the public IP address when the VM using it is deleted
+	DeleteOption *string `json:"deleteOption,omitempty"`
+
+	// The FQDN of the DNS record associated with the public IP address.
+	DnsSettings *PublicIPAddressDnsSettings_STATUS `json:"dnsSettings,omitempty"`
+
+	// The idle timeout of the public IP address.
+	IdleTimeoutInMinutes *int32 `json:"idleTimeoutInMinutes,omitempty"`
+
+	// The IP address associated with the public IP address resource.
+	IpAddress *string `json:"ipAddress,omitempty"`
+
+	// The IP configuration associated with the public IP address.
+	IpConfiguration *IPConfiguration_STATUS `json:"ipConfiguration,omitempty"`
+
+	// The list of tags associated with the public IP address.
+	IpTags []IpTag_STATUS `json:"ipTags,omitempty"`
+
+	// The linked public IP address of the public IP address resource.
+	LinkedPublicIPAddress *PublicIPAddress_STATUS `json:"linkedPublicIPAddress,omitempty"`
+
+	// Migration phase of Public IP Address.
+	MigrationPhase *string `json:"migrationPhase,omitempty"`
+
+	// The NatGateway for the Public IP address.
+	NatGateway *NatGateway_STATUS `json:"natGateway,omitempty"`
+
+	// The provisioning state of the public IP address resource.
+	ProvisioningState *string `json:"provisioningState,omitempty"`
+
+	// The public IP address version.
+	PublicIPAddressVersion *string `json:"publicIPAddressVersion,omitempty"`
+
+	// The public IP address allocation method.
+	PublicIPAllocationMethod *string `json:"publicIPAllocationMethod,omitempty"`
+
+	// The Public IP Prefix this Public IP Address should be allocated from.
+	PublicIPPrefix *SubResource_STATUS `json:"publicIPPrefix,omitempty"`
+
+	// The resource GUID property of the public IP address resource.
+	ResourceGuid *string `json:"resourceGuid,omitempty"`
+
+	// The service public IP address of the public IP address resource.
+	ServicePublicIPAddress *PublicIPAddress_STATUS `json:"servicePublicIPAddress,omitempty"`
 }
 
 // SKU of a public IP address.

@@ -75,7 +75,7 @@ var NamespaceDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -157,9 +157,9 @@ var NamespaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "encryption", "requireInfrastructureEncryption"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_namespace.customer_managed_key.infrastructure_encryption_enabled ForceNew (internal/services/servicebus/servicebus_namespace_resource.go:126); azurerm_servicebus_namespace_customer_managed_key.infrastructure_encryption_enabled ForceNew (internal/services/servicebus/servicebus_namespace_customer_managed_key_resource.go:67)",
 			Type:  "boolean",
 		},
 		{
@@ -229,9 +229,9 @@ var NamespaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.ReadOnly,
 			Path:  descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "provisioningState"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "ARM-wide: filled by the service wherever it appears (provisioningState: the ARM resource provider contract's async-api-reference says the service sets it)",
 			Type:  "string",
 		},
 		{
@@ -483,9 +483,9 @@ var NamespacesQueueDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "enablePartitioning"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_queue.partitioning_enabled ForceNew (internal/services/servicebus/servicebus_queue_resource.go:106)",
 			Type:  "boolean",
 		},
 		{
@@ -531,15 +531,15 @@ var NamespacesQueueDescriptor = descriptor.Descriptor{
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "requiresDuplicateDetection"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_queue.requires_duplicate_detection ForceNew (internal/services/servicebus/servicebus_queue_resource.go:154)",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "requiresSession"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_queue.requires_session ForceNew (internal/services/servicebus/servicebus_queue_resource.go:161)",
 			Type:  "boolean",
 		},
 		{
@@ -777,9 +777,9 @@ var NamespacesTopicDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "enablePartitioning"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_topic.partitioning_enabled ForceNew (internal/services/servicebus/servicebus_topic_resource.go:104)",
 			Type:  "boolean",
 		},
 		{
@@ -795,9 +795,9 @@ var NamespacesTopicDescriptor = descriptor.Descriptor{
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "requiresDuplicateDetection"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_topic.requires_duplicate_detection ForceNew (internal/services/servicebus/servicebus_topic_resource.go:126)",
 			Type:  "boolean",
 		},
 		{
@@ -996,9 +996,9 @@ var NamespacesTopicsSubscriptionDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "clientAffineProperties", "isShared"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_subscription.client_scoped_subscription.is_client_scoped_subscription_shareable ForceNew (internal/services/servicebus/servicebus_subscription_resource.go:154)",
 			Type:  "boolean",
 		},
 		{
@@ -1110,9 +1110,9 @@ var NamespacesTopicsSubscriptionDescriptor = descriptor.Descriptor{
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "requiresSession"},
-			Rule:  "in the PUT body; the resource has no PATCH",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_servicebus_subscription.requires_session ForceNew (internal/services/servicebus/servicebus_subscription_resource.go:109)",
 			Type:  "boolean",
 		},
 		{

@@ -33,6 +33,8 @@ type NamespacesTopicList struct {
 }
 
 // NamespacesTopicSpec is the desired state of a Microsoft.ServiceBus/namespaces/topics: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.enablePartitioning)) == (has(oldSelf.properties) && has(oldSelf.properties.enablePartitioning)) && (!(has(self.properties) && has(self.properties.enablePartitioning)) || self.properties.enablePartitioning == oldSelf.properties.enablePartitioning)",message="spec.properties.enablePartitioning is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.enablePartitioning"
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.requiresDuplicateDetection)) == (has(oldSelf.properties) && has(oldSelf.properties.requiresDuplicateDetection)) && (!(has(self.properties) && has(self.properties.requiresDuplicateDetection)) || self.properties.requiresDuplicateDetection == oldSelf.properties.requiresDuplicateDetection)",message="spec.properties.requiresDuplicateDetection is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.requiresDuplicateDetection"
 type NamespacesTopicSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`

@@ -246,7 +246,7 @@ var ServerDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -264,7 +264,7 @@ var ServerDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "administratorLogin"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_server.administrator_login ForceNew (internal/services/mssql/mssql_server_resource.go:82)",
 			Type:  "string",
 		},
 		{
@@ -274,45 +274,45 @@ var ServerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_server.azuread_administrator updated in place (internal/services/mssql/mssql_server_resource.go:115)",
 			Type:  "object",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "administratorType"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "azureADOnlyAuthentication"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "login"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "principalType"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "sid"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "administrators", "tenantId"},
-			Rule:  "inside createOnly properties.administrators",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
@@ -370,9 +370,9 @@ var ServerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "version"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_server.version ForceNew (internal/services/mssql/mssql_server_resource.go:72)",
 			Type:  "string",
 		},
 		{
@@ -1909,9 +1909,9 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"identity"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.identity updated in place (internal/services/mssql/mssql_database_resource.go:1817)",
 			Type:  "object",
 		},
 		{
@@ -1921,15 +1921,15 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"identity", "type"},
-			Rule:  "inside createOnly identity",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"identity", "userAssignedIdentities"},
-			Rule:  "inside createOnly identity",
+			Rule:  "in the PUT body and the PATCH body",
 			Type:  "object",
 		},
 		{
@@ -1953,7 +1953,7 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -1989,13 +1989,13 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "collation"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_database.collation ForceNew (internal/services/mssql/mssql_database_resource.go:1593)",
 			Type:  "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "createMode"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_database.create_mode ForceNew (internal/services/mssql/mssql_database_resource.go:1535)",
 			Type:  "string",
 		},
 		{
@@ -2101,9 +2101,9 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "isLedgerOn"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_database.ledger_enabled ForceNew (internal/services/mssql/mssql_database_resource.go:1810)",
 			Type:  "boolean",
 		},
 		{
@@ -2113,9 +2113,9 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "longTermRetentionBackupResourceId"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.restore_long_term_retention_backup_id updated in place (internal/services/mssql/mssql_database_resource.go:1668)",
 			Type:  "string",
 		},
 		{
@@ -2155,15 +2155,15 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "recoverableDatabaseId"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.recover_database_id updated in place (internal/services/mssql/mssql_database_resource.go:1650)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "recoveryServicesRecoveryPointId"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.recovery_point_id updated in place (internal/services/mssql/mssql_database_resource.go:1656)",
 			Type:  "string",
 		},
 		{
@@ -2179,15 +2179,15 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "restorableDroppedDatabaseId"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.restore_dropped_database_id updated in place (internal/services/mssql/mssql_database_resource.go:1662)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "restorePointInTime"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.restore_point_in_time updated in place (internal/services/mssql/mssql_database_resource.go:1642)",
 			Type:  "string",
 		},
 		{
@@ -2197,15 +2197,15 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
+			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "sampleName"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure updates it in place: azurerm_mssql_database.sample_name updated in place (internal/services/mssql/mssql_database_resource.go:1687)",
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "secondaryType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_database.secondary_type ForceNew (internal/services/mssql/mssql_database_resource.go:1838)",
 			Type:  "string",
 		},
 		{
@@ -2217,7 +2217,7 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "sourceDatabaseId"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_mssql_database.creation_source_database_id ForceNew (internal/services/mssql/mssql_database_resource.go:1703)",
 			Type:  "string",
 		},
 		{
@@ -3123,7 +3123,7 @@ var ServersElasticPoolDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{

@@ -482,7 +482,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"extendedLocation"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's extendedLocation (edge zone) is set once, like its location (Terraform's edge_zone is ForceNew on every resource that has it)",
 			Type:  "object",
 		},
 		{
@@ -554,7 +554,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"location"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
 			Type:  "string",
 		},
 		{
@@ -750,9 +750,9 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "dnsEndpointType"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.dns_endpoint_type ForceNew (internal/services/storage/storage_account_resource.go:347)",
 			Type:  "string",
 		},
 		{
@@ -828,9 +828,9 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "encryption", "requireInfrastructureEncryption"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.infrastructure_encryption_enabled ForceNew (internal/services/storage/storage_account_resource.go:668)",
 			Type:  "boolean",
 		},
 		{
@@ -902,7 +902,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "encryption", "services", "queue", "keyType"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.queue_encryption_key_type ForceNew (internal/services/storage/storage_account_resource.go:652)",
 			Type:  "string",
 		},
 		{
@@ -926,7 +926,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "encryption", "services", "table", "keyType"},
-			Rule:  "x-ms-mutability has create but not update",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.table_encryption_key_type ForceNew (internal/services/storage/storage_account_resource.go:660)",
 			Type:  "string",
 		},
 		{
@@ -1022,7 +1022,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "isHnsEnabled"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.is_hns_enabled ForceNew (internal/services/storage/storage_account_resource.go:315)",
 			Type:  "boolean",
 		},
 		{
@@ -1034,7 +1034,7 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 		{
 			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "isNfsV3Enabled"},
-			Rule:  "in the PUT body, not in the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_account.nfsv3_enabled ForceNew (internal/services/storage/storage_account_resource.go:322)",
 			Type:  "boolean",
 		},
 		{
@@ -2576,9 +2576,9 @@ var StorageAccountsEncryptionScopeDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
+			Class: descriptor.CreateOnly,
 			Path:  descriptor.Path{"properties", "requireInfrastructureEncryption"},
-			Rule:  "in the PUT body and the PATCH body",
+			Rule:  "terraform: Azure cannot update it in place: azurerm_storage_encryption_scope.infrastructure_encryption_required ForceNew (internal/services/storage/storage_encryption_scope_resource.go:77)",
 			Type:  "boolean",
 		},
 		{

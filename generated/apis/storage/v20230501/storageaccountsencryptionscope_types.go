@@ -34,6 +34,7 @@ type StorageAccountsEncryptionScopeList struct {
 }
 
 // StorageAccountsEncryptionScopeSpec is the desired state of a Microsoft.Storage/storageAccounts/encryptionScopes: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+// +kubebuilder:validation:XValidation:rule="(has(self.properties) && has(self.properties.requireInfrastructureEncryption)) == (has(oldSelf.properties) && has(oldSelf.properties.requireInfrastructureEncryption)) && (!(has(self.properties) && has(self.properties.requireInfrastructureEncryption)) || self.properties.requireInfrastructureEncryption == oldSelf.properties.requireInfrastructureEncryption)",message="spec.properties.requireInfrastructureEncryption is create-only: it cannot be added, changed or removed after creation; delete and recreate the resource to change it",reason=FieldValueForbidden,fieldPath=".properties.requireInfrastructureEncryption"
 type StorageAccountsEncryptionScopeSpec struct {
 	// AzureName is the name of the resource in Azure. Defaults to metadata.name.
 	AzureName string `json:"azureName,omitempty"`
