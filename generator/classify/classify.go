@@ -65,6 +65,12 @@ const (
 	// RuleFactInPlaceBelow is the rule of a property missing from the
 	// PATCH body that holds properties Azure updates in place.
 	RuleFactInPlaceBelow = "in the PUT body, not in the PATCH body, but Azure updates properties inside it in place: "
+	// RuleMutSplit is the rule of an object x-ms-mutability makes
+	// createOnly that holds properties Azure updates in place; the
+	// properties inside it the facts do not name stay createOnly
+	// (RuleSplitParent).
+	RuleMutSplit    = "x-ms-mutability has create but not update, but Azure updates properties inside it in place, so only the others are createOnly: "
+	RuleSplitParent = "inside %s, which x-ms-mutability makes createOnly but for the properties Azure updates in place"
 	// RuleOverride is the rule of a class an override decided; the
 	// override's because follows.
 	RuleOverride = "override: "
@@ -237,6 +243,7 @@ type classifier struct {
 	facts      *facts.Table
 	classes    map[string]Class
 	sources    map[string]string
+	split      map[string]bool // x-ms-mutability createOnly objects the facts opened
 }
 
 // ClassifyWith builds the table of a resource from its swagger, the
@@ -299,7 +306,7 @@ func ClassifyWith(l *load.Loader, r *tree.Resource, in Inputs) (*Table, error) {
 
 // newClassifier walks the schemas of a resource.
 func newClassifier(l *load.Loader, r *tree.Resource, f *facts.Table) (*classifier, error) {
-	c := &classifier{r: r, facts: f, classes: map[string]Class{}, sources: map[string]string{}}
+	c := &classifier{r: r, facts: f, classes: map[string]Class{}, sources: map[string]string{}, split: map[string]bool{}}
 	var err error
 	if c.put, err = walkOp(l, r.Ops["PUT"], true); err != nil {
 		return nil, err
@@ -357,6 +364,20 @@ func (c *classifier) decide(path descriptor.Path, n *node) Entry {
 		e.Class, e.Rule, e.Source = Writable, RuleFactConflict+ans.Cite(), SourceTerraform
 	case rule == RuleNotInPATCH && len(below) > 0:
 		e.Class, e.Rule, e.Source = Writable, RuleFactInPlaceBelow+facts.Answer{Evidence: below}.Cite(), SourceTerraform
+	case rule == RuleMutCreateOnly && len(below) > 0:
+		// x-ms-mutability freezes the whole object, the facts show a
+		// property inside updated in place: the object opens, and what
+		// the facts do not name inside it stays createOnly.
+		e.Class, e.Rule, e.Source = Writable, RuleMutSplit+facts.Answer{Evidence: below}.Cite(), SourceTerraform
+		c.split[path.String()] = true
+	case e.Class == Writable && ans.Verdict != facts.InPlace:
+		if sp := c.splitAbove(path); sp != nil {
+			if len(below) > 0 {
+				c.split[path.String()] = true
+			} else {
+				e.Class, e.Rule, e.Source = CreateOnly, sprintf(RuleSplitParent, sp.String()), SourceMutability
+			}
+		}
 	}
 	if e.Class != swagger {
 		e.Swagger = swagger
@@ -364,6 +385,17 @@ func (c *classifier) decide(path descriptor.Path, n *node) Entry {
 		e.Facts = ans.Verdict.String() + ": " + ans.Cite()
 	}
 	return e
+}
+
+// splitAbove returns the nearest holder of path that x-ms-mutability made
+// createOnly and the facts opened, or nil.
+func (c *classifier) splitAbove(path descriptor.Path) descriptor.Path {
+	for p := parent(path); len(p) > 0; p = parent(p) {
+		if c.split[p.String()] {
+			return p
+		}
+	}
+	return nil
 }
 
 // armWide returns the rule of an ARM-wide create-only property, or "".

@@ -247,3 +247,36 @@ func TestFacts(t *testing.T) {
 		t.Errorf("sku.name: source %q swagger %q", e.Source, e.Swagger)
 	}
 }
+
+// An object x-ms-mutability makes createOnly opens when the facts show a
+// property inside it updated in place; the others inside stay createOnly.
+func TestFactsOpenAnObject(t *testing.T) {
+	ft := &facts.Table{}
+	if err := ft.Add(&facts.File{Resources: []facts.Resource{{
+		Resource: "azurerm_farm", ARMType: "Microsoft.Rules/farms", File: "farm.go",
+		Facts: []facts.Fact{{Attribute: "public_access", Path: "properties.network.access", Fact: facts.Updatable, Line: 7}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	l := load.New("testdata")
+	d, err := l.Load("rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := tree.Build(l, []*load.Document{d})
+	tb, err := ClassifyWith(l, tr.Resource("Microsoft.Rules/farms"), Inputs{Facts: ft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cite := "azurerm_farm.public_access updated in place (farm.go:7)"
+	check(t, tb, map[string]want{
+		"properties.network":        {Writable, RuleMutSplit + cite},
+		"properties.network.access": {Writable, RuleNotRealPatch},
+		"properties.network.subnet": {CreateOnly, sprintf(RuleSplitParent, "properties.network")},
+	})
+	// Without the facts, x-ms-mutability freezes the whole object.
+	check(t, table(t, "testdata", "rules.json", "Microsoft.Rules/farms"), map[string]want{
+		"properties.network":        {CreateOnly, RuleMutCreateOnly},
+		"properties.network.access": {CreateOnly, "inside createOnly properties.network"},
+	})
+}

@@ -32,7 +32,7 @@ type Agreement struct {
 // Compare measures classes against the facts, per provider. classes maps
 // an ARM type to property paths (as `armature inspect` prints them) to
 // classes; only properties of the request body count (readOnly ones are
-// status, and the facts judge what a user sets).
+// status, and the facts judge what a user sets), secrets excepted.
 func (t *Table) Compare(classes map[string]map[string]string) []Agreement {
 	by := map[string]*Agreement{}
 	for armType, props := range classes {
@@ -46,7 +46,9 @@ func (t *Table) Compare(classes map[string]map[string]string) []Agreement {
 				continue
 			}
 			c, ok := lower[p]
-			if !ok || c == string(descriptor.ReadOnly) {
+			if !ok || c == string(descriptor.ReadOnly) || c == string(descriptor.Secret) {
+				// readOnly is status; a secret's spec holds a reference to
+				// a Kubernetes Secret, which a class cannot freeze.
 				continue
 			}
 			prov, _, _ := strings.Cut(armType, "/")

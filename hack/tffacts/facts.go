@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/token"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -40,6 +43,7 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 		}
 	}
 	attrs, conds := l.schema(r)
+	gated, isGated := gatedUpdates(r.funcs["Update"])
 	rf := &resourceFacts{Resource: r.name, ArmType: arm, APIVersion: newestVersion(roots), File: r.file.rel,
 		Facts: []fact{}, Unmapped: []unmapped{}}
 	for _, a := range attrs {
@@ -54,6 +58,11 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 			kind, cond = factConditional, a.condition
 		case conds[a.name] != "":
 			kind, cond = factConditional, conds[a.name]
+		}
+		if top, _, _ := strings.Cut(a.name, "."); kind == factUpdatable && isGated && !gated[top] {
+			rf.Unmapped = append(rf.Unmapped, unmapped{Attribute: a.name, Line: a.line,
+				Reason: "not ForceNew, but Update changes only the attributes its HasChange calls name, and none names " + top})
+			continue
 		}
 		if len(m.paths[a.name]) == 0 {
 			if a.block && hasMappedChild(m, a.name) {
@@ -79,6 +88,38 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 	})
 	sort.Slice(rf.Unmapped, func(i, j int) bool { return rf.Unmapped[i].Attribute < rf.Unmapped[j].Attribute })
 	return rf, nil
+}
+
+// gatedUpdates returns the top-level attributes an Update function's
+// HasChange and HasChanges calls name, and whether it makes any: then an
+// attribute none names is never sent in an update (Terraform shows a
+// change and does nothing), so it is no evidence of an in-place update.
+func gatedUpdates(fd *funcDecl) (map[string]bool, bool) {
+	if fd == nil {
+		return nil, false
+	}
+	named, found := map[string]bool{}, false
+	ast.Inspect(fd.decl, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || (sel.Sel.Name != "HasChange" && sel.Sel.Name != "HasChanges") {
+			return true
+		}
+		found = true
+		for _, arg := range call.Args {
+			if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, err := strconv.Unquote(lit.Value); err == nil {
+					top, _, _ := strings.Cut(normAttr(v), ".")
+					named[top] = true
+				}
+			}
+		}
+		return true
+	})
+	return named, found
 }
 
 func hasMappedChild(m *mapper, name string) bool {

@@ -16,16 +16,18 @@ func TestRunSmall(t *testing.T) {
 		Resource: "azurerm_widget", ArmType: "Microsoft.Example/widgets", APIVersion: "2024-01-01",
 		File: "internal/services/widget/widget_resource.go",
 		Facts: []fact{
-			{Attribute: "location", Path: "location", Fact: factForceNew, Line: 14},
-			// A block's ForceNew is its count's: the nested colour is
-			// updated in place.
-			{Attribute: "part", Path: "properties.parts", Fact: factConditional, Line: 16,
-				Condition: "adding or removing the block (a block's ForceNew applies to its count; a change inside follows the nested attributes) at internal/services/widget/widget_resource.go:16"},
-			{Attribute: "part.colour", Path: "properties.parts[*].colour", Fact: factUpdatable, Line: 21},
-			{Attribute: "size", Path: "properties.size", Fact: factConditional, Line: 15,
-				Condition: "CustomizeDiff ForceNewIfChange at internal/services/widget/widget_resource.go:28"},
+			{Attribute: "location", Path: "location", Fact: factForceNew, Line: 15},
+			// A block's ForceNew is its count's.
+			{Attribute: "part", Path: "properties.parts", Fact: factConditional, Line: 17,
+				Condition: "adding or removing the block (a block's ForceNew applies to its count; a change inside follows the nested attributes) at internal/services/widget/widget_resource.go:17"},
+			{Attribute: "size", Path: "properties.size", Fact: factConditional, Line: 16,
+				Condition: "CustomizeDiff ForceNewIfChange at internal/services/widget/widget_resource.go:29"},
 		},
-		Unmapped: []unmapped{{Attribute: "note", Line: 24, Reason: "not read by the create/update code followed (no assignment to an SDK model found)"}},
+		Unmapped: []unmapped{
+			{Attribute: "note", Line: 25, Reason: "not read by the create/update code followed (no assignment to an SDK model found)"},
+			// Update acts only on what its HasChanges call names.
+			{Attribute: "part.colour", Line: 22, Reason: "not ForceNew, but Update changes only the attributes its HasChange calls name, and none names part"},
+		},
 	}}
 	if diff := cmp.Diff(want, tbl.Resources); diff != "" {
 		t.Errorf("run(testdata/small): -want +got:\n%s", diff)

@@ -8,6 +8,7 @@ import (
 func resourceWidget() *pluginsdk.Resource {
 	return &pluginsdk.Resource{
 		Create: resourceWidgetCreate,
+		Update: resourceWidgetUpdate,
 		Delete: resourceWidgetDelete,
 		Schema: map[string]*pluginsdk.Schema{
 			"name":     {Type: pluginsdk.TypeString, Required: true, ForceNew: true},
@@ -50,6 +51,13 @@ func expandParts(input []interface{}) *[]widgets.Part {
 		out = append(out, widgets.Part{Colour: pointer.To(v["colour"].(string))})
 	}
 	return &out
+}
+
+func resourceWidgetUpdate(d *pluginsdk.ResourceData, meta interface{}) error {
+	if d.HasChanges("size", "note") {
+		return resourceWidgetCreate(d, meta)
+	}
+	return nil
 }
 
 func resourceWidgetDelete(d *pluginsdk.ResourceData, meta interface{}) error {
