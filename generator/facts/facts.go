@@ -27,20 +27,32 @@ const (
 type File struct {
 	Source            string             `json:"source"`
 	Commit            string             `json:"commit"`
-	GeneratedBy       string             `json:"generatedBy,omitempty"`
+	GeneratedBy       string             `json:"generatedBy"`
 	Resources         []Resource         `json:"resources"`
-	UnmappedResources []UnmappedResource `json:"unmappedResources,omitempty"`
-	Summary           json.RawMessage    `json:"summary,omitempty"`
+	UnmappedResources []UnmappedResource `json:"unmappedResources"`
+	Summary           Summary            `json:"summary"`
+}
+
+// Summary counts a file: Attributes = Mapped + Unmapped attributes;
+// ForceNew, ConditionalForceNew and Updatable count facts.
+type Summary struct {
+	Resources           int `json:"resources"`
+	Attributes          int `json:"attributes"`
+	Mapped              int `json:"mapped"`
+	Unmapped            int `json:"unmapped"`
+	ForceNew            int `json:"forceNew"`
+	ConditionalForceNew int `json:"conditionalForceNew"`
+	Updatable           int `json:"updatable"`
 }
 
 // Resource is one Terraform resource mapped to an ARM type.
 type Resource struct {
 	Resource   string     `json:"resource"`
 	ARMType    string     `json:"armType"`
-	APIVersion string     `json:"apiVersion,omitempty"`
+	APIVersion string     `json:"apiVersion"`
 	File       string     `json:"file"`
 	Facts      []Fact     `json:"facts"`
-	Unmapped   []Unmapped `json:"unmapped,omitempty"`
+	Unmapped   []Unmapped `json:"unmapped"`
 }
 
 // Fact is what one attribute says about one property path.

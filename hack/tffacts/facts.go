@@ -44,7 +44,7 @@ func readResource(l *loader, s *sdkIndex, p *pkg, r *resource) (*resourceFacts, 
 	}
 	attrs, conds := l.schema(r)
 	gated, isGated := gatedUpdates(r.funcs["Update"])
-	rf := &resourceFacts{Resource: r.name, ArmType: arm, APIVersion: newestVersion(roots), File: r.file.rel,
+	rf := &resourceFacts{Resource: r.name, ARMType: arm, APIVersion: newestVersion(roots), File: r.file.rel,
 		Facts: []fact{}, Unmapped: []unmapped{}}
 	for _, a := range attrs {
 		if skipped[a.name] || m.idAttrs[a.name] || (!a.optional && !a.required) {

@@ -79,12 +79,12 @@ func run(dir, commit string, progress func(string, ...any)) (*table, error) {
 			tbl.Resources = append(tbl.Resources, *rf)
 		}
 	}
-	tbl.finish()
+	finish(tbl)
 	return tbl, nil
 }
 
 // finish sorts the table and computes its summary.
-func (t *table) finish() {
+func finish(t *table) {
 	sort.Slice(t.Resources, func(i, j int) bool { return t.Resources[i].Resource < t.Resources[j].Resource })
 	sort.Slice(t.UnmappedResources, func(i, j int) bool {
 		return t.UnmappedResources[i].Resource < t.UnmappedResources[j].Resource

@@ -13,7 +13,7 @@ func TestRunSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []resourceFacts{{
-		Resource: "azurerm_widget", ArmType: "Microsoft.Example/widgets", APIVersion: "2024-01-01",
+		Resource: "azurerm_widget", ARMType: "Microsoft.Example/widgets", APIVersion: "2024-01-01",
 		File: "internal/services/widget/widget_resource.go",
 		Facts: []fact{
 			{Attribute: "location", Path: "location", Fact: factForceNew, Line: 15},
