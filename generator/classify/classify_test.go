@@ -221,16 +221,7 @@ func TestFacts(t *testing.T) {
 	if err := ft.Add(f); err != nil {
 		t.Fatal(err)
 	}
-	l := load.New("testdata")
-	d, err := l.Load("rules.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _ := tree.Build(l, []*load.Document{d})
-	tb, err := ClassifyWith(l, tr.Resource("Microsoft.Rules/things"), Inputs{Facts: ft})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := tableWithFacts(t, "Microsoft.Rules/things", ft)
 	check(t, tb, map[string]want{
 		"location":         {CreateOnly, RuleLocation}, // ARM-wide comes first
 		"sku.name":         {CreateOnly, RuleFactForceNew + "azurerm_thing.sku_name ForceNew (thing.go:2)"},
@@ -258,16 +249,7 @@ func TestFactsOpenAnObject(t *testing.T) {
 	}}}); err != nil {
 		t.Fatal(err)
 	}
-	l := load.New("testdata")
-	d, err := l.Load("rules.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _ := tree.Build(l, []*load.Document{d})
-	tb, err := ClassifyWith(l, tr.Resource("Microsoft.Rules/farms"), Inputs{Facts: ft})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := tableWithFacts(t, "Microsoft.Rules/farms", ft)
 	cite := "azurerm_farm.public_access updated in place (farm.go:7)"
 	check(t, tb, map[string]want{
 		"properties.network":        {Writable, RuleMutSplit + cite},
@@ -279,4 +261,20 @@ func TestFactsOpenAnObject(t *testing.T) {
 		"properties.network":        {CreateOnly, RuleMutCreateOnly},
 		"properties.network.access": {CreateOnly, "inside createOnly properties.network"},
 	})
+}
+
+// tableWithFacts classifies a resource of testdata/rules.json with facts.
+func tableWithFacts(t *testing.T, armType string, ft *facts.Table) *Table {
+	t.Helper()
+	l := load.New("testdata")
+	d, err := l.Load("rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := tree.Build(l, []*load.Document{d})
+	tb, err := ClassifyWith(l, tr.Resource(armType), Inputs{Facts: ft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
 }
