@@ -12,11 +12,11 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/operator/importer"
 	"github.com/armature-dev/armature/runtime/arm"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // importGroup writes one custom resource per resource of an Azure resource
@@ -52,8 +52,8 @@ func importGroup(args []string, stdout, stderr io.Writer) error {
 	if *sub == "" {
 		return errors.New("--subscription (or --subscription-id, env AZURE_SUBSCRIPTION_ID) is required")
 	}
-	switch reconciler.Policy(*policy) {
-	case "", reconciler.PolicyManage, reconciler.PolicySkip, reconciler.PolicyDetachOnDelete:
+	switch core.Policy(*policy) {
+	case "", core.PolicyManage, core.PolicySkip, core.PolicyDetachOnDelete:
 	default:
 		return fmt.Errorf("--policy %q: want manage, skip or detach-on-delete", *policy)
 	}
@@ -91,7 +91,7 @@ func importGroup(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	res, err := importer.Run(ctx, importer.Options{
 		ARM: reader, Descriptors: apis.Descriptors(), SubscriptionID: *sub, ResourceGroup: *group,
-		Kinds: kinds, PreferredVersions: cfg.Reconciler.PreferredVersions, Policy: reconciler.Policy(*policy),
+		Kinds: kinds, PreferredVersions: cfg.Reconciler.PreferredVersions, Policy: core.Policy(*policy),
 		Defaults: apis.Defaults(), Concurrency: *concurrency, Progress: progress,
 	})
 	done()

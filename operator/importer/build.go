@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // maxListed is how many paths a note lists before "and N more".
@@ -117,8 +117,8 @@ func makeResource(obj *Object, o Options) {
 		spec["owner"] = map[string]any{"armId": p.ID}
 	}
 	obj.Resource.Object["spec"] = spec
-	if o.Policy != "" && o.Policy != reconciler.PolicyManage {
-		obj.Resource.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(o.Policy)})
+	if o.Policy != "" && o.Policy != core.PolicyManage {
+		obj.Resource.SetAnnotations(map[string]string{core.AnnotationPolicy: string(o.Policy)})
 	}
 	obj.Notes = append(obj.Notes, fmt.Sprintf("Imported by `operator import` from %s (%s, api-version %s).", obj.ID, d.ARMType, d.APIVersion))
 	if len(b.secrets) > 0 {
@@ -140,7 +140,7 @@ func makeResource(obj *Object, o Options) {
 	for _, p := range defaultsMissing(o, d, spec) {
 		obj.Notes = append(obj.Notes, defaultNote+p+": with the defaulting webhook, the first reconcile writes the default to Azure.")
 	}
-	if o.Policy == reconciler.PolicySkip {
+	if o.Policy == core.PolicySkip {
 		obj.Notes = append(obj.Notes, "Policy skip: the operator only reads this resource into status, writes and deletes nothing.")
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // Reader is what an import needs from ARM: GET and LIST, nothing that
@@ -44,7 +44,7 @@ type Options struct {
 	PreferredVersions map[string]string
 	// Policy is written as the armature.dev/reconcile-policy annotation
 	// of every custom resource. Defaults to none (manage).
-	Policy reconciler.Policy
+	Policy core.Policy
 	// Defaults are the defaulting webhook's configured defaults (spec path
 	// → JSON value per GVK, generated/apis Defaults()): a default whose
 	// path Azure leaves empty would be written by the first reconcile, so
@@ -160,7 +160,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Concurrency = 8
 	}
 	if o.Policy != "" {
-		if _, err := reconciler.ParsePolicy(string(o.Policy)); err != nil {
+		if _, err := core.ParsePolicy(string(o.Policy)); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/armature-dev/armature/api/core"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"net/http"
 	"strings"
 	"time"
@@ -18,7 +20,6 @@ import (
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // Reasons of the Ready condition and of events.
@@ -28,7 +29,7 @@ const (
 	ReasonRetrying         = "Retrying"
 	ReasonSending          = "Sending"
 	ReasonRunning          = "Running"
-	ReasonSucceeded        = reconciler.ReasonSucceeded
+	ReasonSucceeded        = core.ReasonSucceeded
 	ReasonInvalidSpec      = "InvalidSpec"
 	ReasonResultObject     = "ResultObjectExists"
 	ReasonOutcomeUnknown   = "OutcomeUnknown"
@@ -37,7 +38,7 @@ const (
 // Event reasons beside the condition reasons.
 const (
 	EventSent             = "Sent"
-	EventOperationStarted = reconciler.EventOperationStarted
+	EventOperationStarted = core.EventOperationStarted
 )
 
 // step wraps err with the step of the reconcile it happened in; nil stays
@@ -68,7 +69,7 @@ type Reconciler struct {
 	// namespace, the operator's own only in namespaces opted in. A target
 	// given by spec.target.armId never gets another credential than the
 	// Action's namespace's. Nil: ARM and Poster for every Action.
-	Credentials *reconciler.Credentials
+	Credentials *credentials.Credentials
 	// Recorder records events. Optional.
 	Recorder record.EventRecorder
 	// WaitInterval is how often a Pending Action looks at its target
@@ -80,7 +81,29 @@ type Reconciler struct {
 	PollInterval time.Duration
 	// Timeout is the deadline of one reconcile. Defaults to 2 minutes.
 	Timeout time.Duration
+	// Objects is how the generated kinds' objects are read from the
+	// operator's cache (WithObjects).
+	Objects Objects
 }
+
+// Objects is how the Action controller reads the generated kinds' custom
+// resources when the operator's cache holds them in a form of its own
+// (the reconciler's slim objects: runtime/reconciler TransformForCache).
+// The operator composition provides it; the zero value reads objects as
+// the cache holds them.
+type Objects struct {
+	// Reader wraps the manager's client so that reads return whole
+	// objects (reconciler.CacheReader).
+	Reader func(client.Client) client.Client
+	// Changed reports whether an update of a target changed what waiting
+	// Actions wait for, its readiness or ARM id, from the objects the
+	// cache hands watches (reconciler.ReadinessChanged). Nil: every
+	// update counts.
+	Changed func(oldObj, newObj client.Object) bool
+}
+
+// WithObjects sets how the generated kinds' objects are read.
+func WithObjects(o Objects) Option { return func(r *Reconciler) { r.Objects = o } }
 
 // Option configures a Reconciler.
 type Option func(*Reconciler)
@@ -95,7 +118,7 @@ func WithPollInterval(d time.Duration) Option { return func(r *Reconciler) { r.P
 func WithTimeout(d time.Duration) Option { return func(r *Reconciler) { r.Timeout = d } }
 
 // WithCredentials sets Credentials.
-func WithCredentials(c *reconciler.Credentials) Option {
+func WithCredentials(c *credentials.Credentials) Option {
 	return func(r *Reconciler) { r.Credentials = c }
 }
 
@@ -315,11 +338,11 @@ func (r *Reconciler) clients(ctx context.Context, a *v1alpha1.Action) (arm.Clien
 	}
 	b, err := r.Credentials.For(ctx, a)
 	if err != nil {
-		reason, msg, ok := reconciler.CredentialProblem(err)
+		p, ok := credentials.AsProblem(err)
 		if !ok {
 			return nil, nil, true, reconcile.Result{}, step("pick the credential", err)
 		}
-		res, err := r.wait(ctx, a, reason, msg, r.WaitInterval)
+		res, err := r.wait(ctx, a, p.Reason, p.Message, r.WaitInterval)
 		return nil, nil, true, res, err
 	}
 	poster, ok := b.Client.(arm.Poster)

@@ -17,7 +17,6 @@ import (
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // targetIndex indexes Actions by the kind and name of their target.
@@ -31,11 +30,13 @@ func targetKey(kind, name string) string { return strings.ToLower(kind) + "/" + 
 // Actions waiting for it. The manager's scheme must know v1alpha1 and
 // core/v1, and its client must read unstructured objects from the cache.
 func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descriptor.Descriptor, opts ...Option) (*Reconciler, error) {
-	// The cache holds slim objects (reconciler.TransformForCache): read
-	// them whole.
-	r, err := New(reconciler.CacheReader(mgr.GetClient()), armClient, NewRegistry(descs), append([]Option{WithRecorder(mgr.GetEventRecorderFor("armature-actions"))}, opts...)...)
+	r, err := New(mgr.GetClient(), armClient, NewRegistry(descs), append([]Option{WithRecorder(mgr.GetEventRecorderFor("armature-actions"))}, opts...)...)
 	if err != nil {
 		return nil, err
+	}
+	// The cache may hold objects in a form of its own: read them whole.
+	if r.Objects.Reader != nil {
+		r.Client = r.Objects.Reader(r.Client)
 	}
 	r.APIReader = mgr.GetAPIReader()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Action{}, targetIndex, func(o client.Object) []string {
@@ -54,7 +55,7 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 		gvk := d.GroupVersionKind()
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(r.waiting), ctrl.WithPredicates(targetChanged()))
+		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(r.waiting), ctrl.WithPredicates(targetChanged(r.Objects.Changed)))
 	}
 	return r, b.Complete(r)
 }
@@ -77,11 +78,12 @@ func (r *Reconciler) waiting(ctx context.Context, o client.Object) []reconcile.R
 }
 
 // targetChanged passes a target's creation and a change of its Ready
-// condition or ARM id: what a waiting Action waits for.
-func targetChanged() predicate.Funcs {
+// condition or ARM id (changed; nil: every update): what a waiting Action
+// waits for.
+func targetChanged(changed func(oldObj, newObj client.Object) bool) predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return true },
 		DeleteFunc: func(event.DeleteEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool { return reconciler.ReadinessChanged(e.ObjectOld, e.ObjectNew) },
+		UpdateFunc: func(e event.UpdateEvent) bool { return changed == nil || changed(e.ObjectOld, e.ObjectNew) },
 	}
 }

@@ -19,9 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 var (
@@ -96,8 +96,8 @@ func setReady(a *v1alpha1.Action, st *v1alpha1.ActionStatus, ok, mustAct bool, r
 	if ok {
 		status = metav1.ConditionTrue
 	}
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: reconciler.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: a.Generation})
-	act := metav1.Condition{Type: reconciler.ConditionActionRequired, Status: metav1.ConditionFalse, Reason: reconciler.ReasonNone, ObservedGeneration: a.Generation}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: core.ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: a.Generation})
+	act := metav1.Condition{Type: core.ConditionActionRequired, Status: metav1.ConditionFalse, Reason: core.ReasonNone, ObservedGeneration: a.Generation}
 	if mustAct {
 		act.Status, act.Reason, act.Message = metav1.ConditionTrue, reason, msg
 	}
@@ -105,7 +105,7 @@ func setReady(a *v1alpha1.Action, st *v1alpha1.ActionStatus, ok, mustAct bool, r
 }
 
 func readyCondition(a *v1alpha1.Action) *metav1.Condition {
-	return meta.FindStatusCondition(a.Status.Conditions, reconciler.ConditionReady)
+	return meta.FindStatusCondition(a.Status.Conditions, core.ConditionReady)
 }
 
 // wait keeps the Action Pending with a reason, writing only when the
@@ -199,8 +199,18 @@ func finished(r *Reconciler, a *v1alpha1.Action, phase v1alpha1.ActionPhase) {
 	actionsFinished.WithLabelValues(kind, a.Spec.Action, string(phase)).Inc()
 }
 
-// targetReady reports the Ready condition of a target custom resource.
-func targetReady(o *unstructured.Unstructured) bool { return reconciler.IsReady(o) }
+// targetReady reports the Ready condition of a target custom resource,
+// read whole.
+func targetReady(o *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == core.ConditionReady {
+			return m["status"] == string(metav1.ConditionTrue)
+		}
+	}
+	return false
+}
 
 func unmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))

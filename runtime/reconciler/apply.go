@@ -13,13 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
 // apply sends to ARM what decide says (nothing when the spec is as last
 // applied), then observes.
 func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile.Result, error) {
-	if st.policy == PolicySkip {
+	if st.policy == core.PolicySkip {
 		return r.observe(ctx, st, id, nil)
 	}
 	desired, err := r.desired(ctx, st)
@@ -149,7 +150,7 @@ func (r *Reconciler) liveBefore(ctx context.Context, st *state, id, last string,
 		// what differs from the spec is written.
 		got, gerr := r.armCall(ctx, st, http.MethodGet, id, nil)
 		if arm.IsNotFound(gerr) {
-			st.userMustAct(ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
+			st.userMustAct(core.ReasonAzureResourceNotFound, fmt.Sprintf("spec.resourceID %s does not exist; it is never created", adopt))
 			return nil, true, reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
 		}
 		if gerr != nil {
@@ -181,11 +182,11 @@ func (r *Reconciler) liveBefore(ctx context.Context, st *state, id, last string,
 func verbReason(verb string, create bool) string {
 	switch {
 	case create:
-		return EventCreated
+		return core.EventCreated
 	case verb == http.MethodPatch:
-		return EventPatched
+		return core.EventPatched
 	}
-	return EventUpdated
+	return core.EventUpdated
 }
 
 // plan writes what would be sent to the plan annotation and status.
@@ -201,11 +202,11 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 	}
 	p := mustJSON(plan)
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationPlan, p)
+	setAnnotation(st.obj, core.AnnotationPlan, p)
 	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}
-	st.setCondition(false, ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, w.Verb, id))
+	st.setCondition(false, core.ReasonPlan, fmt.Sprintf("plan: %s (%s %s); nothing was sent", action, w.Verb, id))
 	plan = nil
 	_ = json.Unmarshal([]byte(p), &plan)
 	st.plan = plan
@@ -218,7 +219,7 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 func (r *Reconciler) startOperation(ctx context.Context, st *state, id, verb string, create bool, res *arm.Result, applied string) (reconcile.Result, error) {
 	base := st.obj.DeepCopy()
 	op := operation{Verb: verb, ID: id, Token: res.Token, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339), Create: create}
-	setAnnotation(st.obj, AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), op))
+	setAnnotation(st.obj, core.AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), op))
 	if verb != http.MethodDelete {
 		r.seal.setARMID(st.obj, id)
 	}
@@ -252,7 +253,7 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 			return reconcile.Result{}, err
 		}
 		base := st.obj.DeepCopy()
-		removeAnnotation(st.obj, AnnotationOperation)
+		removeAnnotation(st.obj, core.AnnotationOperation)
 		inflight.Dec()
 		if perr := r.patchMeta(ctx, st, base); perr != nil {
 			return reconcile.Result{}, step(stepRecord, perr)
@@ -270,12 +271,12 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 		if time.Since(started) < slowOperation {
 			return reconcile.Result{RequeueAfter: r.pollAfter(res)}, nil
 		}
-		st.setCondition(false, ReasonReconciling, fmt.Sprintf("%s %s in progress since %s", op.Verb, id, op.Started))
+		st.setCondition(false, core.ReasonReconciling, fmt.Sprintf("%s %s in progress since %s", op.Verb, id, op.Started))
 		return reconcile.Result{RequeueAfter: r.pollAfter(res)}, step(stepStatus, r.writeStatus(ctx, st))
 	}
 	inflight.Dec()
 	if op.Verb == http.MethodDelete {
-		r.event(st, corev1.EventTypeNormal, EventDeleted, "DELETE "+id)
+		r.event(st, corev1.EventTypeNormal, core.EventDeleted, "DELETE "+id)
 		return r.removeFinalizer(ctx, st)
 	}
 	r.wroteNow(st)
@@ -295,9 +296,9 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 // storeApplied) and the ARM id.
 func (r *Reconciler) recordApplied(ctx context.Context, st *state, id, stored string, more func(*unstructured.Unstructured)) error {
 	base := st.obj.DeepCopy()
-	setAnnotation(st.obj, AnnotationLastApplied, stored)
+	setAnnotation(st.obj, core.AnnotationLastApplied, stored)
 	r.seal.setARMID(st.obj, id)
-	removeAnnotation(st.obj, AnnotationOperation) // a completed one
+	removeAnnotation(st.obj, core.AnnotationOperation) // a completed one
 	if more != nil {
 		more(st.obj)
 	}

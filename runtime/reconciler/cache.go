@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/api/core"
 )
 
 // kubectlLastApplied is kubectl's copy of the whole object: the reconciler
@@ -47,7 +49,7 @@ var keptMetadata = []string{"name", "namespace", "uid", "resourceVersion", "gene
 // packedAnnotations are the reconciler's own large annotations: packed
 // with spec and status, not kept decoded.
 var packedAnnotations = map[string]bool{
-	AnnotationLastApplied: true, AnnotationOperation: true, AnnotationPlan: true,
+	core.AnnotationLastApplied: true, core.AnnotationOperation: true, core.AnnotationPlan: true,
 }
 
 // TransformForCache returns a cache transform (cache.Options.

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -41,11 +42,11 @@ func converged() *unstructured.Unstructured {
 		"metadata": map[string]any{
 			"name": "media", "namespace": "team-a", "uid": "u-1", "resourceVersion": "42", "generation": int64(2),
 			"creationTimestamp": "2026-11-26T23:44:15Z", "labels": map[string]any{"armature.dev/shard": "a"},
-			"finalizers": []any{Finalizer},
+			"finalizers": []any{core.Finalizer},
 			"annotations": map[string]any{
-				AnnotationPolicy: "manage", AnnotationLastApplied: `{"location":"westeurope"}`,
-				AnnotationARMID:    "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media",
-				kubectlLastApplied: `{"big":true}`,
+				core.AnnotationPolicy: "manage", core.AnnotationLastApplied: `{"location":"westeurope"}`,
+				core.AnnotationARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media",
+				kubectlLastApplied:   `{"big":true}`,
 			},
 			"ownerReferences": []any{map[string]any{"apiVersion": "resources.azure.armature.dev/v20240301", "kind": "ResourceGroup", "name": "rg", "uid": "u-rg"}},
 			"managedFields": []any{
@@ -79,11 +80,11 @@ func TestSlimRoundTrip(t *testing.T) {
 		"metadata": map[string]any{
 			"name": "media", "namespace": "team-a", "uid": "u-1", "resourceVersion": "42", "generation": int64(2),
 			"creationTimestamp": "2026-11-26T23:44:15Z", "labels": map[string]any{"armature.dev/shard": "a"},
-			"finalizers": []any{Finalizer}, "annotations": map[string]any{AnnotationPolicy: "manage",
+			"finalizers": []any{core.Finalizer}, "annotations": map[string]any{core.AnnotationPolicy: "manage",
 				// Kept decoded: the claim index reads it.
-				AnnotationARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media"},
+				core.AnnotationARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media"},
 		},
-		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg", slimSecrets: CredentialSecret,
+		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg", slimSecrets: core.CredentialSecret,
 	}
 	kept := map[string]any{}
 	for k, v := range slim.Object {
@@ -195,7 +196,7 @@ func TestCacheReader(t *testing.T) {
 // status) only field sets and kubectl's copy go.
 func TestTransformKeepsVersionWithoutSlim(t *testing.T) {
 	u := &unstructured.Unstructured{}
-	u.SetAnnotations(map[string]string{kubectlLastApplied: `{"big":true}`, AnnotationLastApplied: "{}"})
+	u.SetAnnotations(map[string]string{kubectlLastApplied: `{"big":true}`, core.AnnotationLastApplied: "{}"})
 	t1, t2 := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
 	u.SetManagedFields([]metav1.ManagedFieldsEntry{
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "storage.azure.armature.dev/v20230101", Time: &t2, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:location":{},"f:properties":{"f:accessTier":{}}}}`)}},
@@ -207,7 +208,7 @@ func TestTransformKeepsVersionWithoutSlim(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.(*unstructured.Unstructured)
-	if _, ok := got.GetAnnotations()[kubectlLastApplied]; ok || got.GetAnnotations()[AnnotationLastApplied] != "{}" || got.Object[packedKey] != nil {
+	if _, ok := got.GetAnnotations()[kubectlLastApplied]; ok || got.GetAnnotations()[core.AnnotationLastApplied] != "{}" || got.Object[packedKey] != nil {
 		t.Errorf("annotations %v", got.GetAnnotations())
 	}
 	if tier, _, _ := unstructured.NestedString(got.Object, "status", "properties", "accessTier"); tier != "Hot" {

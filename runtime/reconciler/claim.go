@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -21,17 +22,6 @@ import (
 // resource this object did not create is never written. The claim (the
 // sealed AnnotationARMID) is recorded before the PUT, so an operator
 // killed after an accepted PUT still knows the resource is the object's.
-
-// Reasons of the claim checks.
-const (
-	// ReasonAzureResourceExists: the resource exists in Azure and the
-	// object did not create it; nothing is written. spec.resourceID adopts
-	// it.
-	ReasonAzureResourceExists = "AzureResourceExists"
-	// ReasonClaimedByAnotherObject: another object of the kind manages the
-	// same ARM id; nothing is written.
-	ReasonClaimedByAnotherObject = "ClaimedByAnotherObject"
-)
 
 // claimIndex is the field index of the ARM id an object claims (lower
 // case): its sealed AnnotationARMID, else its status.id.
@@ -88,7 +78,7 @@ func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied str
 		if err != nil {
 			return true, nil, res, step(stepClaim, err)
 		}
-		res, err = r.claimRefused(ctx, st, ReasonClaimedByAnotherObject, fmt.Sprintf("%s %s manages %s: nothing is written for this object. Delete one of the two, or give this one another azureName", r.Desc.Kind, other, id))
+		res, err = r.claimRefused(ctx, st, core.ReasonClaimedByAnotherObject, fmt.Sprintf("%s %s manages %s: nothing is written for this object. Delete one of the two, or give this one another azureName", r.Desc.Kind, other, id))
 		return true, nil, res, err
 	}
 	if r.Desc.Singleton == "" {
@@ -96,7 +86,7 @@ func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied str
 		_, err := r.armCall(ctx, st, http.MethodGet, id, nil)
 		switch {
 		case err == nil:
-			res, err = r.claimRefused(ctx, st, ReasonAzureResourceExists, fmt.Sprintf("%s exists in Azure and this object did not create it: nothing is written. To manage it with this object, set spec.resourceID: %s (adoption; the reconcile policy then applies to it, deletion included); or give the object another azureName", id, id))
+			res, err = r.claimRefused(ctx, st, core.ReasonAzureResourceExists, fmt.Sprintf("%s exists in Azure and this object did not create it: nothing is written. To manage it with this object, set spec.resourceID: %s (adoption; the reconcile policy then applies to it, deletion included); or give the object another azureName", id, id))
 			return true, nil, res, err
 		case !arm.IsNotFound(err):
 			res, err = r.fail(ctx, st, step(stepClaim, err))
@@ -106,7 +96,7 @@ func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied str
 	base := st.obj.DeepCopy()
 	r.seal.setARMID(st.obj, id)
 	intent = &operation{Verb: verb, ID: id, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339Nano), Create: true}
-	setAnnotation(st.obj, AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), *intent))
+	setAnnotation(st.obj, core.AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), *intent))
 	if err := r.patchMeta(ctx, st, base); err != nil {
 		return true, nil, res, step(stepClaim, err)
 	}
@@ -126,9 +116,9 @@ func (r *Reconciler) claimRefused(ctx context.Context, st *state, reason, messag
 // follow (forged, or polling somewhere other than ARM), with a Warning
 // event; the next reconcile observes the resource by GET.
 func (r *Reconciler) discardOperation(ctx context.Context, st *state, why string) (reconcile.Result, error) {
-	r.event(st, corev1.EventTypeWarning, EventOperationDiscarded, "annotation "+AnnotationOperation+" discarded: "+why+"; the resource is read from Azure again")
+	r.event(st, corev1.EventTypeWarning, core.EventOperationDiscarded, "annotation "+core.AnnotationOperation+" discarded: "+why+"; the resource is read from Azure again")
 	base := st.obj.DeepCopy()
-	removeAnnotation(st.obj, AnnotationOperation)
+	removeAnnotation(st.obj, core.AnnotationOperation)
 	if err := r.patchMeta(ctx, st, base); err != nil {
 		return reconcile.Result{}, step(stepRecord, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -45,28 +46,6 @@ func step(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// Event reasons.
-const (
-	EventCreated = "Created"
-	EventPatched = "Patched"
-	EventUpdated = "Updated"
-	EventDeleted = "Deleted"
-	// EventOperationStarted is an Action's long-running operation started.
-	EventOperationStarted = "OperationStarted"
-	EventDriftDetected    = "DriftDetected"
-	EventDetached         = "Detached"
-	EventNoDelete         = "NoDelete"
-	// EventOperationDiscarded: the operation annotation was not followed
-	// (not sealed to the object, or polling a host other than ARM).
-	EventOperationDiscarded = "OperationDiscarded"
-	// EventRecordIgnored: the ARM id annotation is not sealed to the
-	// object: nothing is deleted on its word.
-	EventRecordIgnored = "RecordIgnored"
-	// EventRegisteringProvider: the operator asked ARM to register the
-	// subscription with a resource provider (--register-providers).
-	EventRegisteringProvider = "RegisteringProvider"
-)
-
 // fail turns an error into conditions, events and a requeue, by class
 // (runtime/arm's error table for ARM answers):
 //
@@ -90,7 +69,7 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		if terminal, reason, ok := h(err); ok && terminal {
 			err = &terminalError{reason: reason, message: err.Error()}
 		} else if ok {
-			st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
+			st.setCondition(false, core.ReasonReconciling, "retrying: "+err.Error())
 			if werr := r.writeStatus(ctx, st); werr != nil {
 				return reconcile.Result{}, step(stepStatus, werr)
 			}
@@ -106,11 +85,11 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		return r.wait(ctx, st, err, arm.ClassWorldChange, we.reason, we.message, true, 0)
 	case errors.As(err, new(*arm.MalformedError)):
 		// A truncated or misshapen answer: shown, retried with backoff.
-		return r.wait(ctx, st, err, arm.ClassRetry, ReasonMalformedAnswer, err.Error(), false, 0)
+		return r.wait(ctx, st, err, arm.ClassRetry, core.ReasonMalformedAnswer, err.Error(), false, 0)
 	default:
 		c, ok := arm.Classify(err, arm.Call{Method: callMethod(err), AfterWrite: r.afterWrite(st)})
 		if !ok {
-			st.setCondition(false, ReasonReconciling, "retrying: "+err.Error())
+			st.setCondition(false, core.ReasonReconciling, "retrying: "+err.Error())
 			if werr := r.writeStatus(ctx, st); werr != nil {
 				log.FromContext(ctx).Error(werr, "write status")
 			}
@@ -178,7 +157,7 @@ func (r *Reconciler) wait(ctx context.Context, st *state, err error, class arm.C
 // says the same (reason and message): one Event per distinct error, not
 // one per retry.
 func (r *Reconciler) eventOnce(st *state, reason, msg string) {
-	if c := meta.FindStatusCondition(conditions(st.obj), ConditionReady); c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && c.Message == msg {
+	if c := meta.FindStatusCondition(conditions(st.obj), core.ConditionReady); c != nil && c.Status == metav1.ConditionFalse && c.Reason == reason && c.Message == msg {
 		return
 	}
 	r.event(st, corev1.EventTypeWarning, reason, msg)

@@ -8,20 +8,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/armature-dev/armature/api/core"
 )
 
 // finalize deletes the Azure resource (unless detached) and drops the
 // finalizer.
 func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(st.obj, Finalizer) {
+	if !controllerutil.ContainsFinalizer(st.obj, core.Finalizer) {
 		return reconcile.Result{}, nil
 	}
 	if !st.policy.Deletes() {
-		r.event(st, corev1.EventTypeNormal, EventDetached, "the Azure resource is left in place (policy "+string(st.policy)+")")
+		r.event(st, corev1.EventTypeNormal, core.EventDetached, "the Azure resource is left in place (policy "+string(st.policy)+")")
 		return r.removeFinalizer(ctx, st)
 	}
 	if !r.Desc.HasVerb(http.MethodDelete) {
-		r.event(st, corev1.EventTypeNormal, EventNoDelete, r.Desc.ARMType+" has no DELETE in ARM: it goes with its parent")
+		r.event(st, corev1.EventTypeNormal, core.EventNoDelete, r.Desc.ARMType+" has no DELETE in ARM: it goes with its parent")
 		return r.removeFinalizer(ctx, st)
 	}
 	if st.forgedOperation() {
@@ -44,7 +46,7 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	if !res.Done() {
 		return r.startOperation(ctx, st, id, http.MethodDelete, false, res, "")
 	}
-	r.event(st, corev1.EventTypeNormal, EventDeleted, "DELETE "+id)
+	r.event(st, corev1.EventTypeNormal, core.EventDeleted, "DELETE "+id)
 	return r.removeFinalizer(ctx, st)
 }
 
@@ -59,14 +61,14 @@ func (r *Reconciler) deleteID(st *state) string {
 	}
 	id, forged := st.claimedID()
 	if forged {
-		r.event(st, corev1.EventTypeWarning, EventRecordIgnored, "annotation "+AnnotationARMID+" is not a record this operator sealed to this object: nothing is deleted on its word")
+		r.event(st, corev1.EventTypeWarning, core.EventRecordIgnored, "annotation "+core.AnnotationARMID+" is not a record this operator sealed to this object: nothing is deleted on its word")
 	}
 	return id
 }
 
 func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.Result, error) {
 	base := st.obj.DeepCopy()
-	controllerutil.RemoveFinalizer(st.obj, Finalizer)
-	removeAnnotation(st.obj, AnnotationOperation)
+	controllerutil.RemoveFinalizer(st.obj, core.Finalizer)
+	removeAnnotation(st.obj, core.AnnotationOperation)
 	return reconcile.Result{}, step(stepRecord, client.IgnoreNotFound(r.Client.Patch(ctx, st.obj, client.MergeFrom(base))))
 }

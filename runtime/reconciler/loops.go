@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -25,25 +26,6 @@ import (
 // nothing more is sent until the object changes; a status write gets a
 // context of its own when the reconcile's has ended; an owner cycle is
 // named.
-
-// Reasons of the loop guards.
-const (
-	// ReasonWriteLoop: the object's writes to ARM did not settle it;
-	// nothing more is sent until its spec changes.
-	ReasonWriteLoop = "WriteLoop"
-	// ReasonOperationLost: ARM no longer knows an operation in flight and
-	// the resource is not there: the write is retried with backoff.
-	ReasonOperationLost = "OperationLost"
-	// ReasonOwnerCycle: the chain of spec.owner comes back to the object.
-	ReasonOwnerCycle = "OwnerCycle"
-	// ReasonMalformedAnswer: ARM's answer was not a JSON object
-	// (truncated, an array): retried with backoff.
-	ReasonMalformedAnswer = "MalformedAnswer"
-)
-
-// EventOperationLost: ARM answered 404 to the poll of an operation in
-// flight; the resource was read instead.
-const EventOperationLost = "OperationLost"
 
 // writeBudget counts, per object, the ARM writes of one generation since
 // the object was last Ready without a write.
@@ -87,8 +69,8 @@ func (r *Reconciler) overBudget(ctx context.Context, st *state, verb, id string)
 		return false, reconcile.Result{}, nil
 	}
 	msg := fmt.Sprintf("%d writes to %s in generation %d did not bring it to Ready; the next one (%s) is not sent until the spec changes. Look at the events and at the resource in Azure", n, id, st.obj.GetGeneration(), verb)
-	r.eventOnce(st, ReasonWriteLoop, msg)
-	st.userMustAct(ReasonWriteLoop, msg)
+	r.eventOnce(st, core.ReasonWriteLoop, msg)
+	st.userMustAct(core.ReasonWriteLoop, msg)
 	return true, reconcile.Result{}, step(stepStatus, r.writeStatus(ctx, st))
 }
 
@@ -104,19 +86,19 @@ func (r *Reconciler) lostOperation(ctx context.Context, st *state, id string, op
 	}
 	inflight.Dec()
 	if err == nil {
-		r.event(st, corev1.EventTypeWarning, EventOperationLost, fmt.Sprintf("ARM no longer knows the %s operation (%v); %s exists: the write counts as done", op.Verb, perr, id))
+		r.event(st, corev1.EventTypeWarning, core.EventOperationLost, fmt.Sprintf("ARM no longer knows the %s operation (%v); %s exists: the write counts as done", op.Verb, perr, id))
 		if rerr := r.recordApplied(ctx, st, id, op.Applied, nil); rerr != nil {
 			return reconcile.Result{}, step(stepRecord, rerr)
 		}
 		return r.observeWith(ctx, st, id, nil, res)
 	}
 	base := st.obj.DeepCopy()
-	removeAnnotation(st.obj, AnnotationOperation)
+	removeAnnotation(st.obj, core.AnnotationOperation)
 	if rerr := r.patchMeta(ctx, st, base); rerr != nil {
 		return reconcile.Result{}, step(stepRecord, rerr)
 	}
 	msg := fmt.Sprintf("ARM no longer knows the %s operation on %s and the resource is not there: the write is sent again after a backoff", op.Verb, id)
-	return r.wait(ctx, st, perr, arm.ClassRetry, ReasonOperationLost, msg, false, 0)
+	return r.wait(ctx, st, perr, arm.ClassRetry, core.ReasonOperationLost, msg, false, 0)
 }
 
 // statusContext is ctx, or — when the reconcile's deadline has passed — a
@@ -164,5 +146,5 @@ func (r *Reconciler) ownerCycle(ctx context.Context, st *state) string {
 
 // settledNow reports a reconcile that ended Ready=True.
 func (st *state) settledNow() bool {
-	return st.cond != nil && st.cond.Type == ConditionReady && st.cond.Status == metav1.ConditionTrue
+	return st.cond != nil && st.cond.Type == core.ConditionReady && st.cond.Status == metav1.ConditionTrue
 }

@@ -15,31 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
-)
-
-// Annotations, labels and the finalizer the reconciler uses.
-const (
-	// AnnotationPolicy selects the reconcile policy.
-	AnnotationPolicy = "armature.dev/reconcile-policy"
-	// AnnotationSyncPeriod overrides the sync period (a Go duration).
-	AnnotationSyncPeriod = "armature.dev/sync-period"
-	// AnnotationLastApplied holds the body last sent to ARM (secret values
-	// replaced by their keyed digest); a large body compressed ("gzip:"),
-	// one too large even so as its digest ("digest:"; records.go).
-	AnnotationLastApplied = "armature.dev/last-applied"
-	// AnnotationARMID is the ARM id the object created (recorded before
-	// its first PUT: the intent to create) or adopted, sealed by
-	// AnnotationSeal. The reconciler acts on it only when the seal
-	// verifies (seal.go).
-	AnnotationARMID = "armature.dev/arm-id"
-	// AnnotationOperation holds the operation in flight: verb, ARM id,
-	// resume token and the body it applies, sealed to the object.
-	AnnotationOperation = "armature.dev/operation"
-	// AnnotationPlan is where the plan policy writes what would be sent.
-	AnnotationPlan = "armature.dev/plan"
-	// Finalizer keeps the custom resource until Azure is cleaned up.
-	Finalizer = "armature.dev/finalizer"
 )
 
 // Operator fields of spec: not part of the ARM body, never sent to ARM.
@@ -120,7 +97,7 @@ func ready(obj *unstructured.Unstructured) bool {
 	if _, slim := obj.Object[packedKey]; slim {
 		return obj.Object[slimReady] == "True"
 	}
-	return meta.IsStatusConditionTrue(conditions(obj), ConditionReady)
+	return meta.IsStatusConditionTrue(conditions(obj), core.ConditionReady)
 }
 
 // IsReady reports whether a generated kind's custom resource has
@@ -167,14 +144,10 @@ func hashSecretsWith(d *descriptor.Descriptor, body map[string]any, digest func(
 	return out
 }
 
-// Redacted stands for a secret value in what the operator shows: the plan
-// policy's annotation and status, events.
-const Redacted = "(redacted)"
-
 // redactSecrets replaces the values at the descriptor's secret paths with
 // Redacted, in a copy.
 func redactSecrets(d *descriptor.Descriptor, body map[string]any) map[string]any {
-	return hashSecretsWith(d, body, func(any) string { return Redacted })
+	return hashSecretsWith(d, body, func(any) string { return core.Redacted })
 }
 
 // fillFrom replaces the values of a merge patch computed on hashed bodies

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -31,9 +32,9 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			// creates it again. (Right after a write, a 404 is ARM's
 			// read-after-write lag: fail retries it.)
 			base := st.obj.DeepCopy()
-			removeAnnotation(st.obj, AnnotationLastApplied)
-			removeAnnotation(st.obj, AnnotationOperation)
-			r.event(st, corev1.EventTypeWarning, EventDriftDetected, id+" was deleted outside the operator; recreating it")
+			removeAnnotation(st.obj, core.AnnotationLastApplied)
+			removeAnnotation(st.obj, core.AnnotationOperation)
+			r.event(st, corev1.EventTypeWarning, core.EventDriftDetected, id+" was deleted outside the operator; recreating it")
 			driftCorrections.Inc()
 			return reconcile.Result{Requeue: true}, step(stepRecord, r.patchMeta(ctx, st, base))
 		}
@@ -63,16 +64,16 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 				return reconcile.Result{Requeue: stale}, step(stepStale, err)
 			}
 			driftCorrections.Inc()
-			r.event(st, corev1.EventTypeWarning, EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
+			r.event(st, corev1.EventTypeWarning, core.EventDriftDetected, "Azure differs at "+strings.Join(diff, ", ")+"; correcting")
 			base := st.obj.DeepCopy()
-			removeAnnotation(st.obj, AnnotationLastApplied) // the next reconcile decides against the live body or sends it whole
-			removeAnnotation(st.obj, AnnotationOperation)
+			removeAnnotation(st.obj, core.AnnotationLastApplied) // the next reconcile decides against the live body or sends it whole
+			removeAnnotation(st.obj, core.AnnotationOperation)
 			if err := r.patchMeta(ctx, st, base); err != nil {
 				return reconcile.Result{}, step(stepRecord, err)
 			}
 			return reconcile.Result{Requeue: true}, nil
 		}
-		st.setCondition(true, ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
+		st.setCondition(true, core.ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
 	}
 	// Status is that body, the extra status reads and the kind's Status
 	// hook.
@@ -96,11 +97,11 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			if len(ignoredDrift) > 0 {
 				notes = append(notes, ignoredNote(ignoredDrift))
 			}
-			st.setCondition(true, ReasonSucceeded, strings.Join(notes, "; "))
+			st.setCondition(true, core.ReasonSucceeded, strings.Join(notes, "; "))
 		case strings.EqualFold(state, "Failed") || strings.EqualFold(state, "Canceled"):
-			st.userMustAct(ReasonFailed, "provisioningState is "+state)
+			st.userMustAct(core.ReasonFailed, "provisioningState is "+state)
 		default:
-			st.setCondition(false, ReasonReconciling, "provisioningState is "+state)
+			st.setCondition(false, core.ReasonReconciling, "provisioningState is "+state)
 			if err := r.writeStatus(ctx, st); err != nil {
 				return reconcile.Result{}, step(stepStatus, err)
 			}

@@ -11,20 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
-)
-
-// Reasons of an owner that cannot be resolved; the user must change
-// spec.owner.
-const (
-	// ReasonOwnerRequired: spec.owner names no owner.
-	ReasonOwnerRequired = "OwnerRequired"
-	// ReasonOwnerKindUnknown: spec.owner.group/kind name no kind the
-	// cluster serves.
-	ReasonOwnerKindUnknown = "OwnerKindUnknown"
-	// ReasonOwnerKindMismatch: spec.owner.group/kind of a kind that is no
-	// extension resource name another kind than its owner's.
-	ReasonOwnerKindMismatch = "OwnerKindMismatch"
 )
 
 // ownerAnyIndex is the field index of an extension kind's owner:
@@ -52,11 +40,11 @@ func (r *Reconciler) ownerTarget(owner map[string]any) (gvk schema.GroupVersionK
 		}
 		return r.ownerGVK(), true, nil
 	case r.Desc.Scope != descriptor.ScopeExtension && (!strings.EqualFold(group, r.Desc.OwnerGroup) || kind != r.Desc.OwnerKind):
-		return gvk, false, terminal(ReasonOwnerKindMismatch, fmt.Sprintf("spec.owner names a %s/%s; the owner of a %s is a %s", group, kind, r.Desc.Kind, ownerLabel(r.Desc)))
+		return gvk, false, terminal(core.ReasonOwnerKindMismatch, fmt.Sprintf("spec.owner names a %s/%s; the owner of a %s is a %s", group, kind, r.Desc.Kind, ownerLabel(r.Desc)))
 	case kind == r.Desc.OwnerKind && strings.EqualFold(group, r.Desc.OwnerGroup) && r.OwnerVersion != "":
 		return r.ownerGVK(), true, nil
 	case group == "" || kind == "":
-		return gvk, false, terminal(ReasonOwnerKindUnknown, "spec.owner needs both group and kind (or neither, and armId)")
+		return gvk, false, terminal(core.ReasonOwnerKindUnknown, "spec.owner needs both group and kind (or neither, and armId)")
 	}
 	gk := schema.GroupKind{Group: group, Kind: kind}
 	if v, ok := r.kinds[gk]; ok {
@@ -64,7 +52,7 @@ func (r *Reconciler) ownerTarget(owner map[string]any) (gvk schema.GroupVersionK
 	}
 	m, merr := r.Client.RESTMapper().RESTMapping(gk)
 	if merr != nil {
-		return gvk, false, terminal(ReasonOwnerKindUnknown, fmt.Sprintf("spec.owner names kind %s in group %s, which this cluster does not serve: %v", kind, group, merr))
+		return gvk, false, terminal(core.ReasonOwnerKindUnknown, fmt.Sprintf("spec.owner names kind %s in group %s, which this cluster does not serve: %v", kind, group, merr))
 	}
 	return m.GroupVersionKind, true, nil
 }
@@ -107,9 +95,9 @@ func (r *Reconciler) resolveOwner(ctx context.Context, st *state) (ownerID, wait
 // ownerRequired is the error of a kind whose spec.owner names nothing.
 func ownerRequired(d *descriptor.Descriptor) error {
 	if d.Scope == descriptor.ScopeExtension {
-		return terminal(ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: the owner of a %s can be any resource; give group, kind and name of a custom resource in this namespace, or its armId", d.Kind))
+		return terminal(core.ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: the owner of a %s can be any resource; give group, kind and name of a custom resource in this namespace, or its armId", d.Kind))
 	}
-	return terminal(ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(d)))
+	return terminal(core.ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(d)))
 }
 
 // extensionChildren lists the objects of an extension kind whose

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -25,10 +26,10 @@ func TestOwnerTarget(t *testing.T) {
 	}{
 		"OwnerKindByDefault":  {r: child, owner: map[string]any{"name": "a"}, want: account.WithVersion("v20230501"), found: true},
 		"OwnerKindSpelledOut": {r: child, owner: map[string]any{"group": account.Group, "kind": account.Kind, "name": "a"}, want: account.WithVersion("v20230501"), found: true},
-		"OtherKindRefused":    {r: child, owner: map[string]any{"group": "x.azure.armature.dev", "kind": "Y", "name": "a"}, reason: ReasonOwnerKindMismatch},
+		"OtherKindRefused":    {r: child, owner: map[string]any{"group": "x.azure.armature.dev", "kind": "Y", "name": "a"}, reason: core.ReasonOwnerKindMismatch},
 		"ExtensionAnyKind":    {r: ext, owner: map[string]any{"group": account.Group, "kind": account.Kind, "name": "a"}, want: account.WithVersion("v20230501"), found: true},
 		"ExtensionNoKind":     {r: ext, owner: map[string]any{"name": "a"}},
-		"ExtensionHalfGiven":  {r: ext, owner: map[string]any{"kind": account.Kind, "name": "a"}, reason: ReasonOwnerKindUnknown},
+		"ExtensionHalfGiven":  {r: ext, owner: map[string]any{"kind": account.Kind, "name": "a"}, reason: core.ReasonOwnerKindUnknown},
 		"NotGeneratedNoKind":  {r: &Reconciler{Desc: &descriptor.Descriptor{Kind: "ResourceGroup"}}, owner: map[string]any{"name": "sub"}},
 	}
 	for name, tc := range cases {

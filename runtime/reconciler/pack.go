@@ -14,6 +14,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/armature-dev/armature/api/core"
 )
 
 // This file is the slim form of a cached object (TransformForCache): what
@@ -254,12 +256,12 @@ var packDictionary = func() []byte {
 	}
 	b, _ := json.Marshal(map[string]any{
 		"metadata": map[string]any{
-			"annotations":     map[string]any{AnnotationARMID: sub + "rg/providers/Microsoft.", AnnotationLastApplied: `{"location":"westeurope","properties":{},"tags":{}}`, AnnotationOperation: string(op)},
+			"annotations":     map[string]any{core.AnnotationARMID: sub + "rg/providers/Microsoft.", core.AnnotationLastApplied: `{"location":"westeurope","properties":{},"tags":{}}`, core.AnnotationOperation: string(op)},
 			"managedFields":   []any{map[string]any{"apiVersion": ".azure.armature.dev/v2023", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{}}, "manager": "kubectl", "operation": "Update", "time": "2026-01-01T00:00:00Z"}},
 			"ownerReferences": []any{map[string]any{"apiVersion": "resources.azure.armature.dev/v2024", "blockOwnerDeletion": false, "kind": "ResourceGroup", "name": "", "uid": "00000000-0000-0000-0000-000000000000"}},
 		},
 		"spec": map[string]any{"azureName": "", "location": "westeurope", "owner": map[string]any{"name": ""}, "properties": map[string]any{}, "sku": map[string]any{"name": "Standard_LRS"}, "tags": map[string]any{}},
-		"status": map[string]any{statusDigest: "", "conditions": []any{cond(ConditionReady, "True", ReasonSucceeded), cond(ConditionActionRequired, "False", ReasonNone)},
+		"status": map[string]any{statusDigest: "", "conditions": []any{cond(core.ConditionReady, "True", core.ReasonSucceeded), cond(core.ConditionActionRequired, "False", core.ReasonNone)},
 			"lastOperation": "PUT sha256:", "observedGeneration": 1},
 	})
 	return b

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -105,6 +106,6 @@ func (r *Reconciler) refusedIntent(ctx context.Context, st *state, err error) er
 		return nil
 	}
 	base := st.obj.DeepCopy()
-	removeAnnotation(st.obj, AnnotationOperation)
+	removeAnnotation(st.obj, core.AnnotationOperation)
 	return r.patchMeta(ctx, st, base)
 }

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -44,7 +45,7 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 	if err != nil {
 		return nil, err
 	}
-	last, _ := loadApplied(obj.GetAnnotations()[AnnotationLastApplied]) // a digest only: compared with the live resource
+	last, _ := loadApplied(obj.GetAnnotations()[core.AnnotationLastApplied]) // a digest only: compared with the live resource
 	res, err := c.Get(ctx, id, d.APIVersion)
 	var live map[string]any
 	switch {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -188,7 +189,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if st.policyErr != nil {
 		// Nothing is sent to ARM and the finalizer stays as it is, also on
 		// delete: an unknown policy never means manage.
-		return r.fail(ctx, st, terminal(ReasonUnknownPolicy, st.policyErr.Error()+"; nothing is sent to Azure until it is fixed"))
+		return r.fail(ctx, st, terminal(core.ReasonUnknownPolicy, st.policyErr.Error()+"; nothing is sent to Azure until it is fixed"))
 	}
 	if st.arm, err = r.binding(ctx, obj); err != nil {
 		return r.fail(ctx, st, err)
@@ -203,7 +204,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	st.id = id
 	if waiting != "" && r.Desc.Scope == descriptor.ScopeExtension {
 		if cycle := r.ownerCycle(ctx, st); cycle != "" {
-			return r.fail(ctx, st, terminal(ReasonOwnerCycle, "spec.owner comes back to this object: "+cycle+"; nothing can be created until the cycle is broken"))
+			return r.fail(ctx, st, terminal(core.ReasonOwnerCycle, "spec.owner comes back to this object: "+cycle+"; nothing can be created until the cycle is broken"))
 		}
 	}
 	if waiting != "" {
@@ -213,7 +214,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		if st.ownerExists && time.Since(st.obj.GetCreationTimestamp().Time) < slowOwner && st.orig == nil {
 			return reconcile.Result{RequeueAfter: slowOperation}, nil
 		}
-		st.setCondition(false, ReasonWaitingForOwner, waiting)
+		st.setCondition(false, core.ReasonWaitingForOwner, waiting)
 		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
 	}
 	if st.policy.NeedsFinalizer() {
@@ -257,12 +258,6 @@ func (r *Reconciler) resolve(ctx context.Context, st *state) (id, waiting string
 	return "", "", ownerRequired(r.Desc)
 }
 
-// ReasonInvalidName: a name or id of the spec is one ARM would refuse (or
-// that would make the id name another resource: "..", "/"). The webhook
-// refuses it at admission; the reconciler checks again, for clusters
-// without the webhook.
-const ReasonInvalidName = "InvalidName"
-
 // checkNames checks the names an ARM id is built from: spec.azureName (or
 // the name it defaults to) is one segment, spec.owner.armId and
 // spec.resourceID are ids (descriptor.CheckSegment, CheckID).
@@ -270,14 +265,14 @@ func checkNames(d *descriptor.Descriptor, obj *unstructured.Unstructured) error 
 	s := spec(obj)
 	if rid, _ := s["resourceID"].(string); rid != "" {
 		if err := descriptor.CheckID(rid); err != nil {
-			return terminal(ReasonInvalidName, "spec.resourceID: "+err.Error())
+			return terminal(core.ReasonInvalidName, "spec.resourceID: "+err.Error())
 		}
 		return nil
 	}
 	if owner, _ := s["owner"].(map[string]any); owner != nil {
 		if a, _ := owner["armId"].(string); a != "" {
 			if err := descriptor.CheckID(a); err != nil {
-				return terminal(ReasonInvalidName, "spec.owner.armId: "+err.Error())
+				return terminal(core.ReasonInvalidName, "spec.owner.armId: "+err.Error())
 			}
 		}
 	}
@@ -285,7 +280,7 @@ func checkNames(d *descriptor.Descriptor, obj *unstructured.Unstructured) error 
 	// pattern and lengths are admission's (an object Azure accepted before
 	// a stricter pattern came must keep working).
 	if err := descriptor.CheckSegment(azureName(obj, d)); err != nil {
-		return terminal(ReasonInvalidName, "spec.azureName: "+err.Error())
+		return terminal(core.ReasonInvalidName, "spec.azureName: "+err.Error())
 	}
 	return nil
 }
@@ -307,11 +302,11 @@ func ownerLabel(d *descriptor.Descriptor) string {
 // end (flushMeta): no write of its own.
 func (r *Reconciler) ensureFinalizer(ctx context.Context, st *state) error {
 	st.ownerRefPending = st.owner != nil && !hasOwnerRef(st.obj, st.owner)
-	if controllerutil.ContainsFinalizer(st.obj, Finalizer) {
+	if controllerutil.ContainsFinalizer(st.obj, core.Finalizer) {
 		return nil
 	}
 	base := st.obj.DeepCopy()
-	controllerutil.AddFinalizer(st.obj, Finalizer)
+	controllerutil.AddFinalizer(st.obj, core.Finalizer)
 	return r.patchMeta(ctx, st, base)
 }
 
@@ -390,7 +385,7 @@ func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(st.obj), fresh); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	for _, k := range []string{AnnotationOperation, AnnotationLastApplied, AnnotationSeal} {
+	for _, k := range []string{core.AnnotationOperation, core.AnnotationLastApplied, core.AnnotationSeal} {
 		if fresh.GetAnnotations()[k] != st.obj.GetAnnotations()[k] {
 			return true, nil
 		}
@@ -445,7 +440,7 @@ func (r *Reconciler) settle(st *state) {
 			r.budget.reset(uid)
 		}
 	}
-	if !st.obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(st.obj, Finalizer) {
+	if !st.obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(st.obj, core.Finalizer) {
 		r.lastWrite.Delete(uid)
 	}
 }
@@ -454,7 +449,7 @@ func (r *Reconciler) settle(st *state) {
 // obj (when the reconcile wrote it), and forgets objects that are gone.
 func (r *Reconciler) remember(st *state) {
 	obj := st.obj
-	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, Finalizer) {
+	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, core.Finalizer) {
 		r.written.Delete(obj.GetUID())
 		r.refusals.Delete(obj.GetUID())
 		r.budget.reset(obj.GetUID())
@@ -475,10 +470,13 @@ func (r *Reconciler) binding(ctx context.Context, obj *unstructured.Unstructured
 		return Binding{Client: r.ARM, SubscriptionID: r.Config.SubscriptionID, Name: "default"}, nil
 	}
 	b, err := r.Credentials.For(ctx, obj)
-	if err == nil && b.SubscriptionID == "" {
+	if err != nil {
+		return Binding{}, credentialError(err)
+	}
+	if b.SubscriptionID == "" {
 		b.SubscriptionID = r.Config.SubscriptionID
 	}
-	return b, err
+	return b, nil
 }
 
 // armCall sends one request with the object's credential and counts it.
@@ -507,7 +505,7 @@ func (r *Reconciler) armCall(ctx context.Context, st *state, verb, id string, pa
 // syncPeriod is the jittered period of the object.
 func (r *Reconciler) syncPeriod(st *state) time.Duration {
 	p := r.Config.SyncPeriod
-	if v := st.obj.GetAnnotations()[AnnotationSyncPeriod]; v != "" {
+	if v := st.obj.GetAnnotations()[core.AnnotationSyncPeriod]; v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			p = d
 		}

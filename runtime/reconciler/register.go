@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -39,6 +40,6 @@ func (r *Reconciler) registerProvider(ctx context.Context, st *state, msg string
 		return fmt.Sprintf("%s The operator could not register %s: %v", msg, ns, err), true
 	}
 	r.providers.m.Store(key, time.Now())
-	r.event(st, corev1.EventTypeNormal, EventRegisteringProvider, fmt.Sprintf("POST /subscriptions/%s/providers/%s/register", sub, ns))
+	r.event(st, corev1.EventTypeNormal, core.EventRegisteringProvider, fmt.Sprintf("POST /subscriptions/%s/providers/%s/register", sub, ns))
 	return asked, false
 }

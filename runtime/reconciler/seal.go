@@ -11,6 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/armature-dev/armature/api/core"
 )
 
 // Records the reconciler reads back from an object — the operation in
@@ -20,10 +22,6 @@ import (
 // object wrote, or copied from another object, does not verify and is
 // ignored with an event. Nothing an editor can write decides where the
 // operator sends its token or which id it writes or deletes.
-
-// AnnotationSeal binds AnnotationARMID to the object: the HMAC of the
-// object's UID and the id.
-const AnnotationSeal = "armature.dev/seal"
 
 // sealer computes and checks the HMACs of records.
 type sealer struct{ key []byte }
@@ -110,19 +108,19 @@ func parseOperation(raw string) *operation {
 
 // setARMID records id as the object's ARM id, sealed.
 func (s sealer) setARMID(obj *unstructured.Unstructured, id string) {
-	setAnnotation(obj, AnnotationARMID, id)
-	setAnnotation(obj, AnnotationSeal, s.mac(recordARMID, obj.GetUID(), strings.ToLower(id)))
+	setAnnotation(obj, core.AnnotationARMID, id)
+	setAnnotation(obj, core.AnnotationSeal, s.mac(recordARMID, obj.GetUID(), strings.ToLower(id)))
 }
 
 // armID is the object's recorded ARM id when its seal verifies; "" when
 // there is none or it does not verify (forged is then true).
 func (s sealer) armID(obj *unstructured.Unstructured) (id string, forged bool) {
 	a := obj.GetAnnotations()
-	id = a[AnnotationARMID]
+	id = a[core.AnnotationARMID]
 	if id == "" {
 		return "", false
 	}
-	if !s.valid(recordARMID, obj.GetUID(), strings.ToLower(id), a[AnnotationSeal]) {
+	if !s.valid(recordARMID, obj.GetUID(), strings.ToLower(id), a[core.AnnotationSeal]) {
 		return "", true
 	}
 	return id, false

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -58,8 +59,8 @@ func secretRefs(obj *unstructured.Unstructured) []string {
 		}
 		return strings.Split(s, ",")
 	}
-	names := []string{CredentialSecret}
-	if n := obj.GetAnnotations()[AnnotationCredential]; n != "" {
+	names := []string{core.CredentialSecret}
+	if n := obj.GetAnnotations()[core.AnnotationCredential]; n != "" {
 		names[0] = n
 	}
 	if v, ok := secretPaths.Load(obj.GroupVersionKind()); ok {

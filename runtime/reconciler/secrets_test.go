@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -25,10 +26,10 @@ func TestSecretRefs(t *testing.T) {
 		"keys":     []any{map[string]any{"value": map[string]any{"name": "k1", "key": "a"}}, map[string]any{"value": map[string]any{"name": "db", "key": "b"}}},
 	}}}}
 	obj.SetGroupVersionKind(d.GroupVersionKind())
-	if diff := cmp.Diff([]string{CredentialSecret, "db", "k1"}, secretRefs(obj)); diff != "" {
+	if diff := cmp.Diff([]string{core.CredentialSecret, "db", "k1"}, secretRefs(obj)); diff != "" {
 		t.Errorf("refs (-want +got):\n%s", diff)
 	}
-	obj.SetAnnotations(map[string]string{AnnotationCredential: "payments"})
+	obj.SetAnnotations(map[string]string{core.AnnotationCredential: "payments"})
 	if diff := cmp.Diff([]string{"db", "k1", "payments"}, secretRefs(obj)); diff != "" {
 		t.Errorf("refs with a credential annotation (-want +got):\n%s", diff)
 	}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -222,7 +223,7 @@ func builderPredicates() builder.Predicates {
 				return true
 			}
 			oa, na := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
-			return oa[AnnotationPolicy] != na[AnnotationPolicy] || oa[AnnotationSyncPeriod] != na[AnnotationSyncPeriod]
+			return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod]
 		},
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -58,7 +59,7 @@ func TestStaleAgainstOwnWrites(t *testing.T) {
 func TestStaleReadsMetadata(t *testing.T) {
 	gvk, s := storageAccountScheme()
 	live := storageAccountObject(gvk)
-	live.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"t"}`})
+	live.SetAnnotations(map[string]string{core.AnnotationOperation: `{"verb":"PUT","token":"t"}`})
 	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build(), written: &sync.Map{}}
 	cached := live.DeepCopy()
 	cached.SetResourceVersion("5")

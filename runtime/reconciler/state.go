@@ -14,24 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-)
 
-// Condition types and reasons. Ready summarises; ActionRequired separates
-// "you must act" (True: a terminal ARM error, a missing adoption target, a
-// failed provisioning) from "the operator is retrying or waiting" (False).
-const (
-	ConditionReady              = "Ready"
-	ConditionActionRequired     = "ActionRequired"
-	ReasonNone                  = "None"
-	ReasonSucceeded             = "Succeeded"
-	ReasonReconciling           = "Reconciling"
-	ReasonWaitingForOwner       = "WaitingForOwner"
-	ReasonAzureResourceNotFound = "AzureResourceNotFound"
-	ReasonPlan                  = "Plan"
-	ReasonFailed                = "Failed"
-	// ReasonUnknownPolicy: the reconcile-policy annotation is not a policy;
-	// nothing is sent to ARM until it is.
-	ReasonUnknownPolicy = "UnknownPolicy"
+	"github.com/armature-dev/armature/api/core"
 )
 
 // state is one reconcile's view of the object.
@@ -40,7 +24,7 @@ type state struct {
 	orig map[string]any // status as read
 	// readVersion is the resourceVersion obj had when it was read.
 	readVersion string
-	policy      Policy
+	policy      core.Policy
 	// policyErr is set when the policy annotation is not a policy (policy
 	// is then "", which permits nothing).
 	policyErr error
@@ -94,7 +78,7 @@ func (st *state) settled() bool {
 	if og, ok := st.orig["observedGeneration"]; !ok || fmt.Sprint(og) != fmt.Sprint(gen) {
 		return false
 	}
-	c := meta.FindStatusCondition(conditions(st.obj), ConditionReady)
+	c := meta.FindStatusCondition(conditions(st.obj), core.ConditionReady)
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == gen
 }
 
@@ -127,12 +111,12 @@ func (st *state) lastApplied() string {
 	if op := st.operation(); op != nil && (st.opDone(op) || st.lastOp == opHash(op)) && op.Applied != "" {
 		return op.Applied
 	}
-	return st.obj.GetAnnotations()[AnnotationLastApplied]
+	return st.obj.GetAnnotations()[core.AnnotationLastApplied]
 }
 
 func newState(obj *unstructured.Unstructured) *state {
 	st := &state{obj: obj, readVersion: obj.GetResourceVersion()}
-	st.policy, st.policyErr = PolicyOf(obj.GetAnnotations())
+	st.policy, st.policyErr = core.PolicyOf(obj.GetAnnotations())
 	if s, ok := obj.Object["status"].(map[string]any); ok {
 		st.orig = runtime.DeepCopyJSON(s)
 	}
@@ -151,7 +135,7 @@ func inFlight(obj *unstructured.Unstructured) bool {
 // operation is the operation in flight recorded on the object; nil when
 // there is none or its record does not verify (see forgedOperation).
 func (st *state) operation() *operation {
-	raw := st.obj.GetAnnotations()[AnnotationOperation]
+	raw := st.obj.GetAnnotations()[core.AnnotationOperation]
 	if st.seal.key == nil {
 		return parseOperation(raw)
 	}
@@ -178,7 +162,7 @@ func (st *state) claimedID() (id string, forged bool) {
 	if !forged {
 		return id, false
 	}
-	a := st.obj.GetAnnotations()[AnnotationARMID]
+	a := st.obj.GetAnnotations()[core.AnnotationARMID]
 	if sid, _ := st.orig["id"].(string); sid != "" && strings.EqualFold(a, sid) {
 		if done, _ := st.orig["lastOperation"].(string); done != "" {
 			return a, false
@@ -191,7 +175,7 @@ func (st *state) claimedID() (id string, forged bool) {
 // sealed to this object by this operator: edited, copied from another
 // object, or written by hand.
 func (st *state) forgedOperation() bool {
-	raw := st.obj.GetAnnotations()[AnnotationOperation]
+	raw := st.obj.GetAnnotations()[core.AnnotationOperation]
 	return raw != "" && st.seal.key != nil && st.operation() == nil
 }
 
@@ -207,7 +191,7 @@ func (st *state) setCondition(ok bool, reason, message string) {
 	if ok {
 		status = metav1.ConditionTrue
 	}
-	st.cond = &metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: st.obj.GetGeneration()}
+	st.cond = &metav1.Condition{Type: core.ConditionReady, Status: status, Reason: reason, Message: message, ObservedGeneration: st.obj.GetGeneration()}
 }
 
 func (st *state) setStatusBody(body map[string]any) { st.body = body }
@@ -285,7 +269,7 @@ func (r *Reconciler) operatorStatus(st *state) (map[string]any, error) {
 	conds := conditions(st.obj)
 	if st.cond != nil {
 		meta.SetStatusCondition(&conds, *st.cond)
-		act := metav1.Condition{Type: ConditionActionRequired, Status: metav1.ConditionFalse, Reason: ReasonNone, ObservedGeneration: st.cond.ObservedGeneration}
+		act := metav1.Condition{Type: core.ConditionActionRequired, Status: metav1.ConditionFalse, Reason: core.ReasonNone, ObservedGeneration: st.cond.ObservedGeneration}
 		if st.mustAct {
 			act.Status, act.Reason, act.Message = metav1.ConditionTrue, st.cond.Reason, st.cond.Message
 		}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -69,12 +70,12 @@ func TestSealARMID(t *testing.T) {
 	if got, forged := s.armID(other); got != "" || !forged {
 		t.Errorf("copied to another object: %q forged=%v", got, forged)
 	}
-	setAnnotation(obj, AnnotationARMID, "/subscriptions/s/resourceGroups/other")
+	setAnnotation(obj, core.AnnotationARMID, "/subscriptions/s/resourceGroups/other")
 	if got, forged := s.armID(obj); got != "" || !forged {
 		t.Errorf("edited id: %q forged=%v", got, forged)
 	}
 	fresh := &unstructured.Unstructured{}
-	if got, forged := fresh.GetAnnotations()[AnnotationARMID], false; got != "" || forged {
+	if got, forged := fresh.GetAnnotations()[core.AnnotationARMID], false; got != "" || forged {
 		t.Fatal("setup")
 	}
 	if got, forged := s.armID(fresh); got != "" || forged {
@@ -175,7 +176,7 @@ func gadgetObject(name string) *unstructured.Unstructured {
 	o.SetNamespace("team-a")
 	o.SetName(name)
 	o.SetUID(types.UID("uid-" + name))
-	o.SetFinalizers([]string{Finalizer})
+	o.SetFinalizers([]string{core.Finalizer})
 	return o
 }
 
@@ -195,7 +196,7 @@ func current(t *testing.T, c client.Client, r *Reconciler, obj *unstructured.Uns
 }
 
 func readyReason(u *unstructured.Unstructured) string {
-	if c := meta.FindStatusCondition(conditions(u), ConditionReady); c != nil {
+	if c := meta.FindStatusCondition(conditions(u), core.ConditionReady); c != nil {
 		return c.Reason
 	}
 	return ""
@@ -240,7 +241,7 @@ func TestCreateClaimsFirst(t *testing.T) {
 	// (status without lastOperation, no last-applied): the resource exists,
 	// and it is the object's.
 	u := current(t, c, r, obj)
-	if u.GetAnnotations()[AnnotationLastApplied] != "" {
+	if u.GetAnnotations()[core.AnnotationLastApplied] != "" {
 		t.Errorf("a synchronous create wrote last-applied: one metadata write more than the intent")
 	}
 	u.Object["status"] = map[string]any{}
@@ -258,7 +259,7 @@ func TestCreateClaimsFirst(t *testing.T) {
 		t.Errorf("after a crash before the record, the resource there: writes %v, want none (the intent says the create was sent)", w)
 	}
 	u = current(t, c, r, obj)
-	if reason := readyReason(u); reason != ReasonSucceeded {
+	if reason := readyReason(u); reason != core.ReasonSucceeded {
 		t.Errorf("Ready reason %q: its own resource is not recognised", reason)
 	}
 	// The same crash, the resource not there: the PUT never took, it is
@@ -297,8 +298,8 @@ func TestCreateOperationInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := current(t, c, r, obj)
-	if op := parseOperation(u.GetAnnotations()[AnnotationOperation]); op == nil || op.polled() {
-		t.Errorf("operation annotation %v: want the intent only (no token written)", u.GetAnnotations()[AnnotationOperation])
+	if op := parseOperation(u.GetAnnotations()[core.AnnotationOperation]); op == nil || op.polled() {
+		t.Errorf("operation annotation %v: want the intent only (no token written)", u.GetAnnotations()[core.AnnotationOperation])
 	}
 	if _, err := reconcileOnce(t, r, obj); err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestCreateOperationInMemory(t *testing.T) {
 	if puts != 1 {
 		t.Errorf("%d PUTs across a restart, want 1", puts)
 	}
-	if reason := readyReason(current(t, c, r, obj)); reason != ReasonSucceeded {
+	if reason := readyReason(current(t, c, r, obj)); reason != core.ReasonSucceeded {
 		t.Errorf("Ready reason %q after the restart", reason)
 	}
 }
@@ -344,13 +345,13 @@ func TestNoSilentTakeover(t *testing.T) {
 		t.Fatalf("writes to a resource the object did not create: %v", w)
 	}
 	u := current(t, c, r, obj)
-	if got := readyReason(u); got != ReasonAzureResourceExists {
-		t.Errorf("Ready reason %q, want %s", got, ReasonAzureResourceExists)
+	if got := readyReason(u); got != core.ReasonAzureResourceExists {
+		t.Errorf("Ready reason %q, want %s", got, core.ReasonAzureResourceExists)
 	}
-	if act := meta.FindStatusCondition(conditions(u), ConditionActionRequired); act == nil || act.Status != metav1.ConditionTrue || !strings.Contains(act.Message, "spec.resourceID") {
+	if act := meta.FindStatusCondition(conditions(u), core.ConditionActionRequired); act == nil || act.Status != metav1.ConditionTrue || !strings.Contains(act.Message, "spec.resourceID") {
 		t.Errorf("ActionRequired %+v: want True, saying how to adopt", act)
 	}
-	if ev := drain(rec); !strings.Contains(ev, ReasonAzureResourceExists) {
+	if ev := drain(rec); !strings.Contains(ev, core.ReasonAzureResourceExists) {
 		t.Errorf("events %q", ev)
 	}
 	if err := c.Delete(context.Background(), u); err != nil {
@@ -371,7 +372,7 @@ func TestForgedRecords(t *testing.T) {
 	t.Run("Operation", func(t *testing.T) {
 		a := &scriptARM{}
 		obj := gadgetObject("g3")
-		obj.SetAnnotations(map[string]string{AnnotationOperation: `{"verb":"PUT","token":"{\"type\":\"x\",\"token\":\"https://thief.example/poll\"}","id":"` + victim + `"}`})
+		obj.SetAnnotations(map[string]string{core.AnnotationOperation: `{"verb":"PUT","token":"{\"type\":\"x\",\"token\":\"https://thief.example/poll\"}","id":"` + victim + `"}`})
 		r, c, rec := gadgetReconciler(t, a, obj)
 		if _, err := reconcileOnce(t, r, obj); err != nil {
 			t.Fatal(err)
@@ -381,17 +382,17 @@ func TestForgedRecords(t *testing.T) {
 				t.Errorf("polled a forged token: %s", call)
 			}
 		}
-		if _, ok := current(t, c, r, obj).GetAnnotations()[AnnotationOperation]; ok {
+		if _, ok := current(t, c, r, obj).GetAnnotations()[core.AnnotationOperation]; ok {
 			t.Error("the forged operation is still on the object")
 		}
-		if ev := drain(rec); !strings.Contains(ev, EventOperationDiscarded) {
-			t.Errorf("events %q, want %s", ev, EventOperationDiscarded)
+		if ev := drain(rec); !strings.Contains(ev, core.EventOperationDiscarded) {
+			t.Errorf("events %q, want %s", ev, core.EventOperationDiscarded)
 		}
 	})
 	t.Run("DeleteID", func(t *testing.T) {
 		a := &scriptARM{}
 		obj := gadgetObject("g4")
-		obj.SetAnnotations(map[string]string{AnnotationARMID: victim, AnnotationLastApplied: `{}`})
+		obj.SetAnnotations(map[string]string{core.AnnotationARMID: victim, core.AnnotationLastApplied: `{}`})
 		r, c, rec := gadgetReconciler(t, a, obj)
 		if err := c.Delete(context.Background(), obj); err != nil {
 			t.Fatal(err)
@@ -402,8 +403,8 @@ func TestForgedRecords(t *testing.T) {
 		if w := a.writes(); len(w) != 0 {
 			t.Errorf("deleting sent %v for an unsealed arm-id", w)
 		}
-		if ev := drain(rec); !strings.Contains(ev, EventRecordIgnored) {
-			t.Errorf("events %q, want %s", ev, EventRecordIgnored)
+		if ev := drain(rec); !strings.Contains(ev, core.EventRecordIgnored) {
+			t.Errorf("events %q, want %s", ev, core.EventRecordIgnored)
 		}
 	})
 	t.Run("SealedDeleteID", func(t *testing.T) {
@@ -439,7 +440,7 @@ func TestPollOfForeignHostDiscarded(t *testing.T) {
 	r, c, rec := gadgetReconciler(t, a, obj)
 	u := current(t, c, r, obj)
 	id := gadgetOwner + "/providers/Test.RP/gadgets/g6"
-	setAnnotation(u, AnnotationOperation, r.seal.sealOperation(u.GetUID(), operation{Verb: "PUT", ID: id, Token: "t"}))
+	setAnnotation(u, core.AnnotationOperation, r.seal.sealOperation(u.GetUID(), operation{Verb: "PUT", ID: id, Token: "t"}))
 	if err := c.Update(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
@@ -447,10 +448,10 @@ func TestPollOfForeignHostDiscarded(t *testing.T) {
 	if err != nil || !res.Requeue {
 		t.Fatalf("result %+v err %v, want a requeue", res, err)
 	}
-	if _, ok := current(t, c, r, obj).GetAnnotations()[AnnotationOperation]; ok {
+	if _, ok := current(t, c, r, obj).GetAnnotations()[core.AnnotationOperation]; ok {
 		t.Error("the operation is still on the object")
 	}
-	if ev := drain(rec); !strings.Contains(ev, EventOperationDiscarded) {
+	if ev := drain(rec); !strings.Contains(ev, core.EventOperationDiscarded) {
 		t.Errorf("events %q", ev)
 	}
 }
@@ -473,8 +474,8 @@ func TestInvalidNamesNotSent(t *testing.T) {
 			if len(a.calls) != 0 {
 				t.Errorf("calls %v", a.calls)
 			}
-			if got := readyReason(current(t, c, r, obj)); got != ReasonInvalidName {
-				t.Errorf("Ready reason %q, want %s", got, ReasonInvalidName)
+			if got := readyReason(current(t, c, r, obj)); got != core.ReasonInvalidName {
+				t.Errorf("Ready reason %q, want %s", got, core.ReasonInvalidName)
 			}
 		})
 	}
@@ -506,10 +507,10 @@ func TestLostOperationIsReadNotRewritten(t *testing.T) {
 			t.Errorf("after a lost operation, writes %v: want the poll only", w)
 		}
 		u := current(t, c, r, obj)
-		if u.GetAnnotations()[AnnotationLastApplied] == "" || u.GetAnnotations()[AnnotationOperation] != "" {
+		if u.GetAnnotations()[core.AnnotationLastApplied] == "" || u.GetAnnotations()[core.AnnotationOperation] != "" {
 			t.Errorf("annotations %v: want the operation's body recorded as applied", u.GetAnnotations())
 		}
-		if ev := drain(rec); !strings.Contains(ev, EventOperationLost) {
+		if ev := drain(rec); !strings.Contains(ev, core.EventOperationLost) {
 			t.Errorf("events %q", ev)
 		}
 	})
@@ -539,8 +540,8 @@ func TestLostOperationIsReadNotRewritten(t *testing.T) {
 			}
 		}
 		u := current(t, c, r, obj)
-		if got := readyReason(u); got != ReasonWriteLoop {
-			t.Errorf("Ready reason %q, want %s", got, ReasonWriteLoop)
+		if got := readyReason(u); got != core.ReasonWriteLoop {
+			t.Errorf("Ready reason %q, want %s", got, core.ReasonWriteLoop)
 		}
 		_ = id
 	})
@@ -556,7 +557,7 @@ func TestSecretValuesStayInSecrets(t *testing.T) {
 			a := &scriptARM{}
 			obj := gadgetObject("g10-" + policy)
 			obj.Object["spec"].(map[string]any)["properties"] = map[string]any{"password": map[string]any{"name": "db", "key": "pw"}, "tier": "Hot"}
-			obj.SetAnnotations(map[string]string{AnnotationPolicy: policy})
+			obj.SetAnnotations(map[string]string{core.AnnotationPolicy: policy})
 			r, c, _ := gadgetReconciler(t, a, obj)
 			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: "db"}, Data: map[string][]byte{"pw": []byte(password)}}
 			if err := c.Create(context.Background(), sec); err != nil {
@@ -572,10 +573,10 @@ func TestSecretValuesStayInSecrets(t *testing.T) {
 					t.Errorf("the object holds %q:\n%s", leak, raw)
 				}
 			}
-			if policy == "plan" && !strings.Contains(u.GetAnnotations()[AnnotationPlan], Redacted) {
-				t.Errorf("plan %s: want the secret shown as %s", u.GetAnnotations()[AnnotationPlan], Redacted)
+			if policy == "plan" && !strings.Contains(u.GetAnnotations()[core.AnnotationPlan], core.Redacted) {
+				t.Errorf("plan %s: want the secret shown as %s", u.GetAnnotations()[core.AnnotationPlan], core.Redacted)
 			}
-			if policy == "manage" && !strings.Contains(u.GetAnnotations()[AnnotationOperation]+u.GetAnnotations()[AnnotationLastApplied], `password\":\"hmac:`) {
+			if policy == "manage" && !strings.Contains(u.GetAnnotations()[core.AnnotationOperation]+u.GetAnnotations()[core.AnnotationLastApplied], `password\":\"hmac:`) {
 				t.Errorf("annotations %v: want the keyed digest of the password", u.GetAnnotations())
 			}
 		})
@@ -594,8 +595,8 @@ func TestMalformedAnswerShown(t *testing.T) {
 	if err != nil || res.RequeueAfter == 0 {
 		t.Errorf("result %+v err %v: want a requeue after a backoff", res, err)
 	}
-	if got := readyReason(current(t, c, r, obj)); got != ReasonMalformedAnswer {
-		t.Errorf("Ready reason %q, want %s", got, ReasonMalformedAnswer)
+	if got := readyReason(current(t, c, r, obj)); got != core.ReasonMalformedAnswer {
+		t.Errorf("Ready reason %q, want %s", got, core.ReasonMalformedAnswer)
 	}
 }
 
@@ -661,10 +662,10 @@ func TestNewStateKey(t *testing.T) {
 	if w := a.writes(); len(w) != 0 {
 		t.Errorf("writes under a new key: %v", w)
 	}
-	if an := current(t, c, r, obj).GetAnnotations(); an[AnnotationOperation] == "" && an[AnnotationLastApplied] == "" {
+	if an := current(t, c, r, obj).GetAnnotations(); an[core.AnnotationOperation] == "" && an[core.AnnotationLastApplied] == "" {
 		t.Error("the finished create's record was discarded, and the last-applied body with it")
 	}
-	if reason := readyReason(current(t, c, r, obj)); reason != ReasonSucceeded {
+	if reason := readyReason(current(t, c, r, obj)); reason != core.ReasonSucceeded {
 		t.Errorf("Ready reason %q under a new key", reason)
 	}
 	if err := c.Delete(context.Background(), current(t, c, r, obj)); err != nil {

@@ -9,19 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-)
 
-// AnnotationAPIVersion pins the version a resource is reconciled in: a
-// Kubernetes version of its kind (v20230101) or its ARM api-version
-// (2023-01-01). Without it, the version the spec was last written in
-// (from metadata.managedFields) is used, else the group's preferred
-// version (Config.PreferredVersions), else the storage version.
-const AnnotationAPIVersion = "armature.dev/api-version"
+	"github.com/armature-dev/armature/api/core"
+)
 
 // versionFor returns the Kubernetes version whose api-version ARM is
 // spoken in for obj: never silently another than the user's.
 func (r *Reconciler) versionFor(obj *unstructured.Unstructured) string {
-	if v := obj.GetAnnotations()[AnnotationAPIVersion]; v != "" {
+	if v := obj.GetAnnotations()[core.AnnotationAPIVersion]; v != "" {
 		for version, s := range r.versions {
 			if v == version || v == s.Desc.APIVersion {
 				return version
@@ -82,7 +77,7 @@ func (r *Reconciler) delegate(ctx context.Context, obj *unstructured.Unstructure
 		for k := range r.versions {
 			known = append(known, k)
 		}
-		res, err = r.fail(ctx, st, terminal("UnknownAPIVersion", r.Desc.Kind+" is not served in version "+v+" (versions: "+strings.Join(known, ", ")+"); check the annotation "+AnnotationAPIVersion+" or the operator's --preferred-versions"))
+		res, err = r.fail(ctx, st, terminal("UnknownAPIVersion", r.Desc.Kind+" is not served in version "+v+" (versions: "+strings.Join(known, ", ")+"); check the annotation "+core.AnnotationAPIVersion+" or the operator's --preferred-versions"))
 		return true, res, err
 	}
 	res, err = other.Reconcile(ctx, req)

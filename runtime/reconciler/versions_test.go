@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -40,7 +41,7 @@ func TestVersionFor(t *testing.T) {
 		newer.Config = Config{}
 		obj := &unstructured.Unstructured{}
 		if c.ann != "" {
-			obj.SetAnnotations(map[string]string{AnnotationAPIVersion: c.ann})
+			obj.SetAnnotations(map[string]string{core.AnnotationAPIVersion: c.ann})
 		}
 		obj.SetManagedFields(c.entries)
 		if got := newer.versionFor(obj); got != c.want {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 
@@ -70,7 +71,7 @@ func extensionOwners(t *testing.T, c extensionCase) {
 	create(t, rg, byKind)
 	eventually(t, 30*time.Second, "the extension resource waits for its owner", func() (bool, string) {
 		s, r, m, _ := ready(get(t, byKind))
-		return s == "False" && r == reconciler.ReasonWaitingForOwner, r + " " + m
+		return s == "False" && r == core.ReasonWaitingForOwner, r + " " + m
 	})
 	waitReady(t, rg)
 	acct := cr(account, ns, "acct1", map[string]any{"owner": map[string]any{"name": "rg"}, "location": "westeurope", "kind": "StorageV2",

@@ -29,6 +29,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
@@ -300,7 +301,7 @@ func waitAdopted(t *testing.T, objs []*unstructured.Unstructured, writes bool) {
 			cur := get(t, o)
 			s, r, m := ready(cur)
 			id, _, _ := unstructured.NestedString(cur.Object, "status", "id")
-			_, applied := cur.GetAnnotations()[reconciler.AnnotationLastApplied]
+			_, applied := cur.GetAnnotations()[core.AnnotationLastApplied]
 			return s == "True" && id != "" && (applied || !writes), s + " " + r + " " + m
 		})
 	}

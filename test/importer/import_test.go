@@ -13,11 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/operator/importer"
 	"github.com/armature-dev/armature/runtime/arm"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 const (
@@ -178,7 +178,7 @@ func TestPolicySkip(t *testing.T) {
 	put(t, c, sa, stAPI, `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"minimumTlsVersion":"TLS1_2"}}`)
 	put(t, c, sa+"/blobServices/default", stAPI, `{}`)
 	put(t, c, sa+"/blobServices/default/containers/data", stAPI, `{}`)
-	_, dir, _ := runImport(t, fa, c, importer.Options{ResourceGroup: "skip-rg", Policy: reconciler.PolicySkip})
+	_, dir, _ := runImport(t, fa, c, importer.Options{ResourceGroup: "skip-rg", Policy: core.PolicySkip})
 	ns := namespace(t)
 	objs := apply(t, dir, ns)
 	if len(objs) != 4 {
@@ -189,10 +189,10 @@ func TestPolicySkip(t *testing.T) {
 	waitAdopted(t, objs, false)
 	for _, o := range objs {
 		cur := get(t, o)
-		if p := cur.GetAnnotations()[reconciler.AnnotationPolicy]; p != "skip" {
+		if p := cur.GetAnnotations()[core.AnnotationPolicy]; p != "skip" {
 			t.Errorf("%s %s: policy %q", o.GetKind(), o.GetName(), p)
 		}
-		if controllerutil.ContainsFinalizer(cur, reconciler.Finalizer) {
+		if controllerutil.ContainsFinalizer(cur, core.Finalizer) {
 			t.Errorf("%s %s has the finalizer: skip never deletes", o.GetKind(), o.GetName())
 		}
 	}

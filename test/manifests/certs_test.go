@@ -28,11 +28,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/hack/manifests/render"
 	"github.com/armature-dev/armature/operator"
-	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/certs"
 	"github.com/armature-dev/armature/webhook/conversion"
@@ -476,7 +476,7 @@ func checkWebhooksAnswer(t *testing.T, ns string) {
 		t.Errorf("accessTier = %q after the edit at %s, want Cool", v, olderVersion)
 	}
 	bad := storageAccount(ns, "bad-policy", newerVersion, nil)
-	bad.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "bogus"})
+	bad.SetAnnotations(map[string]string{core.AnnotationPolicy: "bogus"})
 	err = k8s.Create(ctx, bad)
 	if err == nil || !strings.Contains(err.Error(), webhook.ValidatingWebhookName) {
 		t.Errorf("an unknown reconcile policy: error %v, want the validating webhook's denial", err)

@@ -21,10 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // Two teams, each with its own subscription and credential Secret, and a
@@ -93,13 +93,13 @@ func TestTrust(t *testing.T) {
 		// The poll URL of an operation rewritten to another host, then a
 		// tag touched so that the operator reconciles.
 		op, _ := json.Marshal(map[string]any{"verb": "PUT", "id": idB, "token": `{"type":"AzureAsyncOperation","token":"{\"asyncURL\":\"` + thief.URL + `/poll\",\"method\":\"PUT\",\"state\":\"InProgress\"}"}`})
-		patch(t, saA, map[string]any{"metadata": map[string]any{"annotations": map[string]any{reconciler.AnnotationOperation: string(op)}}, "spec": map[string]any{"tags": map[string]any{"touched": "1"}}})
-		waitEvent(t, saA, reconciler.EventOperationDiscarded)
+		patch(t, saA, map[string]any{"metadata": map[string]any{"annotations": map[string]any{core.AnnotationOperation: string(op)}}, "spec": map[string]any{"tags": map[string]any{"touched": "1"}}})
+		waitEvent(t, saA, core.EventOperationDiscarded)
 		waitReady(t, saA)
 		if n := stolen.Load(); n != 0 {
 			t.Errorf("the other host got %d requests", n)
 		}
-		outcomes["token theft (poll URL rewritten)"] = fmt.Sprintf("discarded (%s), %d requests to the other host", reconciler.EventOperationDiscarded, stolen.Load())
+		outcomes["token theft (poll URL rewritten)"] = fmt.Sprintf("discarded (%s), %d requests to the other host", core.EventOperationDiscarded, stolen.Load())
 	})
 
 	t.Run("ActionOnAnotherTeam", func(t *testing.T) {
@@ -124,13 +124,13 @@ func TestTrust(t *testing.T) {
 		sa := trustAccount(nsA, "teamadata02", "team-a")
 		create(t, sa)
 		waitReady(t, sa)
-		patch(t, sa, map[string]any{"metadata": map[string]any{"annotations": map[string]any{reconciler.AnnotationARMID: idB}}})
+		patch(t, sa, map[string]any{"metadata": map[string]any{"annotations": map[string]any{core.AnnotationARMID: idB}}})
 		del(t, sa)
 		waitGone(t, sa)
 		if n := len(statuses(fa, http.MethodDelete, idB)); n != 0 {
 			t.Errorf("%d DELETEs of B's account", n)
 		}
-		outcomes["armature.dev/arm-id edited to another team's account, object deleted"] = fmt.Sprintf("%d DELETEs of it (event %s)", len(statuses(fa, http.MethodDelete, idB)), reconciler.EventRecordIgnored)
+		outcomes["armature.dev/arm-id edited to another team's account, object deleted"] = fmt.Sprintf("%d DELETEs of it (event %s)", len(statuses(fa, http.MethodDelete, idB)), core.EventRecordIgnored)
 	})
 
 	t.Run("ResourceIDOfAnotherTeam", func(t *testing.T) {
@@ -147,7 +147,7 @@ func TestTrust(t *testing.T) {
 			}
 		}
 		// Not deletable with A's credential: the policy lets it go.
-		patch(t, sa, map[string]any{"metadata": map[string]any{"annotations": map[string]any{reconciler.AnnotationPolicy: "detach-on-delete"}}})
+		patch(t, sa, map[string]any{"metadata": map[string]any{"annotations": map[string]any{core.AnnotationPolicy: "detach-on-delete"}}})
 		waitGone(t, sa)
 		outcomes["spec.resourceID of another team's account, then deleted"] = fmt.Sprintf("%s; DELETE answered %v (team A's credential)", reason, statuses(fa, http.MethodDelete, idB))
 	})
@@ -164,7 +164,7 @@ func TestTrust(t *testing.T) {
 		}
 		rg := trustGroup(nsA, "made-elsewhere")
 		create(t, rg)
-		waitReason(t, rg, reconciler.ReasonAzureResourceExists)
+		waitReason(t, rg, core.ReasonAzureResourceExists)
 		del(t, rg)
 		waitGone(t, rg)
 		if n := len(statuses(fa, http.MethodDelete, existing)); n != 0 {
@@ -173,7 +173,7 @@ func TestTrust(t *testing.T) {
 		if n := len(statuses(fa, http.MethodPut, existing)); n != 1 {
 			t.Errorf("%d PUTs of the group, want only its maker's", n)
 		}
-		outcomes["ResourceGroup object named like an existing group"] = reconciler.ReasonAzureResourceExists + "; 0 writes, 0 DELETEs"
+		outcomes["ResourceGroup object named like an existing group"] = core.ReasonAzureResourceExists + "; 0 writes, 0 DELETEs"
 	})
 
 	t.Run("SameIDTwice", func(t *testing.T) {
@@ -181,14 +181,14 @@ func TestTrust(t *testing.T) {
 		// names A's group.
 		rg := trustGroup(nsA2, "team-a")
 		create(t, rg)
-		waitReason(t, rg, reconciler.ReasonClaimedByAnotherObject)
+		waitReason(t, rg, core.ReasonClaimedByAnotherObject)
 		del(t, rg)
 		waitGone(t, rg)
 		group := "/subscriptions/" + trustSubA + "/resourceGroups/team-a"
 		if n := len(statuses(fa, http.MethodDelete, group)); n != 0 {
 			t.Errorf("%d DELETEs of A's group", n)
 		}
-		outcomes["a second object (other namespace) for A's group, then deleted"] = reconciler.ReasonClaimedByAnotherObject + "; 0 DELETEs"
+		outcomes["a second object (other namespace) for A's group, then deleted"] = core.ReasonClaimedByAnotherObject + "; 0 DELETEs"
 	})
 
 	t.Run("DotDotName", func(t *testing.T) {
@@ -204,13 +204,13 @@ func TestTrust(t *testing.T) {
 	t.Run("NoCredential", func(t *testing.T) {
 		rg := trustGroup(nsC, "team-c")
 		create(t, rg)
-		waitReason(t, rg, reconciler.ReasonCredentialNotFound)
+		waitReason(t, rg, core.ReasonCredentialNotFound)
 		for _, e := range fa.Journal() {
 			if strings.Contains(e.Path, "/resourceGroups/team-c") {
 				t.Errorf("a namespace without a credential reached ARM: %s %s", e.Method, e.Path)
 			}
 		}
-		outcomes["namespace without a credential Secret"] = reconciler.ReasonCredentialNotFound + "; 0 ARM calls"
+		outcomes["namespace without a credential Secret"] = core.ReasonCredentialNotFound + "; 0 ARM calls"
 	})
 
 	t.Run("SecretsStayInSecrets", func(t *testing.T) {
@@ -223,10 +223,10 @@ func TestTrust(t *testing.T) {
 				"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
 				"properties": map[string]any{"administratorLogin": "sqladmin", "administratorLoginPassword": map[string]any{"name": "sql-admin", "key": "password"}},
 			})
-			srv.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: policy})
+			srv.SetAnnotations(map[string]string{core.AnnotationPolicy: policy})
 			create(t, srv)
 			if policy == "plan" {
-				waitReason(t, srv, reconciler.ReasonPlan)
+				waitReason(t, srv, core.ReasonPlan)
 			} else {
 				waitReady(t, srv)
 			}
@@ -235,8 +235,8 @@ func TestTrust(t *testing.T) {
 			if strings.Contains(string(raw), trustPassword) {
 				t.Errorf("%s: the object holds the password", policy)
 			}
-			if policy == "plan" && !strings.Contains(cur.GetAnnotations()[reconciler.AnnotationPlan], reconciler.Redacted) {
-				t.Errorf("plan: %s", cur.GetAnnotations()[reconciler.AnnotationPlan])
+			if policy == "plan" && !strings.Contains(cur.GetAnnotations()[core.AnnotationPlan], core.Redacted) {
+				t.Errorf("plan: %s", cur.GetAnnotations()[core.AnnotationPlan])
 			}
 		}
 		var events corev1.EventList
@@ -273,8 +273,8 @@ func TestTrust(t *testing.T) {
 
 func credential(t *testing.T, ns, client, secret, sub string) {
 	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: reconciler.CredentialSecret}, StringData: map[string]string{
-		reconciler.KeyTenantID: "tenant", reconciler.KeyClientID: client, reconciler.KeyClientSecret: secret, reconciler.KeySubscriptionID: sub,
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: core.CredentialSecret}, StringData: map[string]string{
+		core.KeyTenantID: "tenant", core.KeyClientID: client, core.KeyClientSecret: secret, core.KeySubscriptionID: sub,
 	}}
 	if err := k8s.Create(context.Background(), s); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -368,7 +368,7 @@ func waitNotReady(t *testing.T, o *unstructured.Unstructured) string {
 	until(t, o.GetKind()+" "+o.GetName()+" not Ready", func() (bool, string) {
 		s, r, m := readyOf(current(t, o))
 		reason = r + ": " + firstLine(m)
-		return s == "False" && r != reconciler.ReasonReconciling, s + " " + reason
+		return s == "False" && r != core.ReasonReconciling, s + " " + reason
 	})
 	return reason
 }

@@ -17,11 +17,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/test/envtestutil"
 )
 
@@ -150,7 +150,7 @@ func play(t *testing.T, p *fakearm.Playback, descs []*descriptor.Descriptor) {
 		}
 	}()
 	for _, o := range objs {
-		want := "True " + reconciler.ReasonSucceeded
+		want := "True " + core.ReasonSucceeded
 		if o.res.Refused != "" {
 			want = "False " + o.res.Refused
 		}
@@ -258,7 +258,7 @@ func objects(t *testing.T, p *fakearm.Playback, descs []*descriptor.Descriptor, 
 		}}
 		if res.Deleted < 0 {
 			// The recording never deletes it: it goes with its parent.
-			u.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
+			u.SetAnnotations(map[string]string{core.AnnotationPolicy: string(core.PolicyDetachOnDelete)})
 		}
 		out = append(out, object{u: u, res: res, path: m.ID})
 	}

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
 	armop "github.com/armature-dev/armature/operator"
@@ -122,7 +123,7 @@ func startCredentialARM(t *testing.T) *fakearm.Running {
 func credentialSecret(t *testing.T, ns, name, clientID, secret, sub string) *corev1.Secret {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: map[string]string{
-		reconciler.KeyTenantID: tenant, reconciler.KeyClientID: clientID, reconciler.KeyClientSecret: secret, reconciler.KeySubscriptionID: sub,
+		core.KeyTenantID: tenant, core.KeyClientID: clientID, core.KeyClientSecret: secret, core.KeySubscriptionID: sub,
 	}}
 	if err := k8s.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
@@ -152,9 +153,9 @@ func rgID(sub, name string) string { return "/subscriptions/" + sub + "/resource
 func TestCredentialsPerNamespace(t *testing.T) {
 	fa := startCredentialARM(t)
 	nsA, nsB, nsC, nsD, nsE := namespace(t), namespace(t), namespace(t), namespace(t), namespace(t)
-	credentialSecret(t, nsA, reconciler.CredentialSecret, "app-a", "secret-a", subA)
-	credentialSecret(t, nsB, reconciler.CredentialSecret, "app-b", "secret-b", subB)
-	bad := credentialSecret(t, nsC, reconciler.CredentialSecret, "app-c", "not-the-secret", subC)
+	credentialSecret(t, nsA, core.CredentialSecret, "app-a", "secret-a", subA)
+	credentialSecret(t, nsB, core.CredentialSecret, "app-b", "secret-b", subB)
+	bad := credentialSecret(t, nsC, core.CredentialSecret, "app-c", "not-the-secret", subC)
 	// nsD is opted in to the operator's own credential; nsE is not.
 	startCredentialOperator(t, fa, []string{nsA, nsB, nsC, nsD, nsE}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}}, nsD)
 
@@ -178,7 +179,7 @@ func TestCredentialsPerNamespace(t *testing.T) {
 		t.Errorf("a namespace opted in, without a credential Secret, uses the default subscription: %d PUTs", n)
 	}
 	// Not opted in: nothing is sent with the operator's identity.
-	waitReason(t, rgE, reconciler.ReasonCredentialNotFound)
+	waitReason(t, rgE, core.ReasonCredentialNotFound)
 	for _, e := range fa.Journal() {
 		if strings.Contains(e.Path, "/resourceGroups/team-e") {
 			t.Errorf("a namespace not opted in reached ARM: %s %s", e.Method, e.Path)
@@ -201,7 +202,7 @@ func TestCredentialsPerNamespace(t *testing.T) {
 		t.Errorf("%d token requests in %s, want 1 to 5", n, errorWindow)
 	}
 	_, _, msg := readyReason(get(t, rgC))
-	if !strings.Contains(msg, "Secret "+nsC+"/"+reconciler.CredentialSecret) || !strings.Contains(msg, "AADSTS7000215") || strings.Contains(msg, "not-the-secret") {
+	if !strings.Contains(msg, "Secret "+nsC+"/"+core.CredentialSecret) || !strings.Contains(msg, "AADSTS7000215") || strings.Contains(msg, "not-the-secret") {
 		t.Errorf("message %q: names the Secret and Azure AD's error, never the value", msg)
 	}
 	if s := condition(get(t, rgC), "ActionRequired"); s != "True" {
@@ -221,7 +222,7 @@ func TestCredentialsPerNamespace(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(bad), cur); err != nil {
 		t.Fatal(err)
 	}
-	cur.Data[reconciler.KeyClientSecret] = []byte("secret-c")
+	cur.Data[core.KeyClientSecret] = []byte("secret-c")
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
 	}
@@ -239,16 +240,16 @@ func TestCredentialAnnotation(t *testing.T) {
 	fa := startCredentialARM(t)
 	ns, other := namespace(t), namespace(t)
 	credentialSecret(t, ns, "payments", "app-b", "secret-b", subB)
-	credentialSecret(t, other, reconciler.CredentialSecret, "app-c", "secret-c", subC)
+	credentialSecret(t, other, core.CredentialSecret, "app-c", "secret-c", subC)
 	reads := startCredentialOperator(t, fa, []string{ns}, reconciler.Config{WorldBackoff: reconciler.Backoff{Initial: time.Second, Max: 2 * time.Second}}, ns)
 
 	annotated := func(name, credential string) *unstructured.Unstructured {
 		rg := resourceGroup(ns, name)
-		rg.SetAnnotations(map[string]string{reconciler.AnnotationCredential: credential})
+		rg.SetAnnotations(map[string]string{core.AnnotationCredential: credential})
 		return rg
 	}
 	plain, payments := resourceGroup(ns, "plain"), annotated("payments", "payments")
-	refused := annotated("refused", other+"/"+reconciler.CredentialSecret)
+	refused := annotated("refused", other+"/"+core.CredentialSecret)
 	missing := annotated("missing", "nowhere")
 	create(t, plain, payments, refused, missing)
 	waitReady(t, plain, payments)
@@ -259,12 +260,12 @@ func TestCredentialAnnotation(t *testing.T) {
 		t.Errorf("its neighbour uses the default: %d PUTs", n)
 	}
 
-	waitReason(t, refused, reconciler.ReasonCredentialRefused)
+	waitReason(t, refused, core.ReasonCredentialRefused)
 	_, _, msg := readyReason(get(t, refused))
 	if !strings.Contains(msg, "namespace") || !strings.Contains(msg, "never read") {
 		t.Errorf("message %q", msg)
 	}
-	waitReason(t, missing, reconciler.ReasonCredentialNotFound)
+	waitReason(t, missing, core.ReasonCredentialNotFound)
 	time.Sleep(3 * time.Second) // the slow retries of "missing" read again
 	for _, k := range reads.read() {
 		if k.Namespace != ns || strings.Contains(k.Name, "/") {

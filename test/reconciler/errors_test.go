@@ -3,6 +3,7 @@ package reconciler_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm/cassette"
 	"net/http"
 	"path/filepath"
@@ -178,7 +179,7 @@ func TestErrorClassRetryReadAfterWrite(t *testing.T) {
 	if g := fa.Count("GET 404"); g != 3 {
 		t.Errorf("%d GETs answered 404, want the 3 injected", g)
 	}
-	if w := warnings(t, ns, "lag01", reconciler.EventDriftDetected); w != 0 {
+	if w := warnings(t, ns, "lag01", core.EventDriftDetected); w != 0 {
 		t.Errorf("%d DriftDetected Events: the lag was taken for a deletion", w)
 	}
 }
@@ -215,7 +216,7 @@ func TestErrorClassObjectChange(t *testing.T) {
 	// Test_AzureName_IsImmutable_IfAzureHasBeenCommunicatedWith showed)
 	// does not send the refused body again: ARM would refuse it again.
 	cur := get(t, sa)
-	cur.SetAnnotations(map[string]string{reconciler.AnnotationSyncPeriod: "1h"})
+	cur.SetAnnotations(map[string]string{core.AnnotationSyncPeriod: "1h"})
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestErrorClassWorldChangeRegister(t *testing.T) {
 	if n := calls(fa, http.MethodPost, register); n != 1 {
 		t.Errorf("%d registrations, want 1", n)
 	}
-	if w := warnings(t, nsB, "app-b", reconciler.EventRegisteringProvider); w != 1 {
+	if w := warnings(t, nsB, "app-b", core.EventRegisteringProvider); w != 1 {
 		t.Errorf("%d RegisteringProvider Events, want 1", w)
 	}
 }

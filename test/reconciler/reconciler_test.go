@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
@@ -98,7 +99,7 @@ func TestConvergeEditDelete(t *testing.T) {
 	fa.ResetJournal()
 	cur = get(t, sa)
 	a := cur.GetAnnotations()
-	a[reconciler.AnnotationSyncPeriod] = "1h" // a change of the sync period requeues: a resync
+	a[core.AnnotationSyncPeriod] = "1h" // a change of the sync period requeues: a resync
 	cur.SetAnnotations(a)
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestOwnerArrivesLater(t *testing.T) {
 	startOperator(t, fa, ns, reconciler.Config{})
 	sa := storageAccount(ns, "late01", "later")
 	create(t, sa)
-	waitReason(t, sa, reconciler.ReasonWaitingForOwner)
+	waitReason(t, sa, core.ReasonWaitingForOwner)
 	if n := len(fa.Journal()); n != 0 {
 		t.Errorf("nothing is sent to ARM while the owner is missing, journal has %d", n)
 	}
@@ -170,7 +171,7 @@ func TestRestartDuringOperation(t *testing.T) {
 	create(t, rg, sa)
 	waitReady(t, rg)
 	eventually(t, 20*time.Second, "operation annotation", func() (bool, string) {
-		return get(t, sa).GetAnnotations()[reconciler.AnnotationOperation] != "", ""
+		return get(t, sa).GetAnnotations()[core.AnnotationOperation] != "", ""
 	})
 	op.stop()
 	saID := armID("restart", "Microsoft.Storage/storageAccounts/restart01")
@@ -199,7 +200,7 @@ func TestPolicies(t *testing.T) {
 
 	// detach-on-delete
 	kept := storageAccount(ns, "kept01", "policies")
-	kept.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
+	kept.SetAnnotations(map[string]string{core.AnnotationPolicy: string(core.PolicyDetachOnDelete)})
 	create(t, kept)
 	waitReady(t, kept)
 	keptID := armID("policies", "Microsoft.Storage/storageAccounts/kept01")
@@ -218,7 +219,7 @@ func TestPolicies(t *testing.T) {
 	ghost := storageAccount(ns, "ghost01", "policies")
 	_ = unstructured.SetNestedField(ghost.Object, missingID, "spec", "resourceID")
 	create(t, ghost)
-	waitReason(t, ghost, reconciler.ReasonAzureResourceNotFound)
+	waitReason(t, ghost, core.ReasonAzureResourceNotFound)
 	if calls(fa, http.MethodPut, missingID) != 0 {
 		t.Error("adoption must never create")
 	}
@@ -231,11 +232,11 @@ func TestPolicies(t *testing.T) {
 
 	// plan
 	planned := storageAccount(ns, "plan01", "policies")
-	planned.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyPlan)})
+	planned.SetAnnotations(map[string]string{core.AnnotationPolicy: string(core.PolicyPlan)})
 	create(t, planned)
-	waitReason(t, planned, reconciler.ReasonPlan)
+	waitReason(t, planned, core.ReasonPlan)
 	planID := armID("policies", "Microsoft.Storage/storageAccounts/plan01")
-	if p := get(t, planned).GetAnnotations()[reconciler.AnnotationPlan]; !strings.Contains(p, `"action":"create"`) || !strings.Contains(p, `"verb":"PUT"`) {
+	if p := get(t, planned).GetAnnotations()[core.AnnotationPlan]; !strings.Contains(p, `"action":"create"`) || !strings.Contains(p, `"verb":"PUT"`) {
 		t.Errorf("plan annotation %q", p)
 	}
 	if calls(fa, http.MethodPut, planID)+calls(fa, http.MethodPatch, planID) != 0 {
@@ -261,9 +262,9 @@ func TestUnknownPolicy(t *testing.T) {
 
 	// Created with a typo: never written, no finalizer.
 	fresh := storageAccount(ns, "fresh01", "typos")
-	fresh.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "Skip"})
+	fresh.SetAnnotations(map[string]string{core.AnnotationPolicy: "Skip"})
 	create(t, fresh)
-	waitReason(t, fresh, reconciler.ReasonUnknownPolicy)
+	waitReason(t, fresh, core.ReasonUnknownPolicy)
 	freshID := armID("typos", "Microsoft.Storage/storageAccounts/fresh01")
 	if n := calls(fa, http.MethodPut, freshID) + calls(fa, http.MethodPatch, freshID); n != 0 {
 		t.Errorf("%d writes for an object with an unknown policy", n)
@@ -278,11 +279,11 @@ func TestUnknownPolicy(t *testing.T) {
 	waitReady(t, kept)
 	keptID := armID("typos", "Microsoft.Storage/storageAccounts/kept01")
 	cur := get(t, kept)
-	cur.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete "})
+	cur.SetAnnotations(map[string]string{core.AnnotationPolicy: "detach-on-delete "})
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
 	}
-	waitReason(t, kept, reconciler.ReasonUnknownPolicy)
+	waitReason(t, kept, core.ReasonUnknownPolicy)
 	if err := k8s.Delete(context.Background(), get(t, kept)); err != nil {
 		t.Fatal(err)
 	}
@@ -294,12 +295,12 @@ func TestUnknownPolicy(t *testing.T) {
 	if still.GetDeletionTimestamp().IsZero() || len(still.GetFinalizers()) == 0 {
 		t.Fatalf("the custom resource must wait, finalizer kept: %v", still.GetFinalizers())
 	}
-	if _, reason, _ := readyReason(still); reason != reconciler.ReasonUnknownPolicy {
+	if _, reason, _ := readyReason(still); reason != core.ReasonUnknownPolicy {
 		t.Errorf("deleting with an unknown policy: reason %q", reason)
 	}
 
 	// Fixed: detached as asked, still no DELETE.
-	still.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
+	still.SetAnnotations(map[string]string{core.AnnotationPolicy: string(core.PolicyDetachOnDelete)})
 	if err := k8s.Update(context.Background(), still); err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +523,7 @@ func TestFinalizerFromAdmission(t *testing.T) {
 	rg := resourceGroup(ns, "team-a")
 	sa := storageAccount(ns, "media01", "team-a")
 	for _, o := range []*unstructured.Unstructured{rg, sa} {
-		o.SetFinalizers([]string{reconciler.Finalizer})
+		o.SetFinalizers([]string{core.Finalizer})
 	}
 	create(t, sa, rg)
 	before := apiserverRequests(t)
@@ -543,7 +544,7 @@ func TestFinalizerFromAdmission(t *testing.T) {
 	if len(refs) != 1 || refs[0].Kind != "ResourceGroup" || refs[0].UID != get(t, rg).GetUID() {
 		t.Errorf("the account's owner references: %+v", refs)
 	}
-	if f := get(t, sa).GetFinalizers(); len(f) != 1 || f[0] != reconciler.Finalizer {
+	if f := get(t, sa).GetFinalizers(); len(f) != 1 || f[0] != core.Finalizer {
 		t.Errorf("finalizers %v", f)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/generated/apis"
@@ -107,7 +108,7 @@ func recordedObject(t *testing.T, p *fakearm.Playback, kind, apiVersion, ns, nam
 		}
 		o := cr(kind, apiVersion, ns, name, spec)
 		if r.Deleted < 0 {
-			o.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: string(reconciler.PolicyDetachOnDelete)})
+			o.SetAnnotations(map[string]string{core.AnnotationPolicy: string(core.PolicyDetachOnDelete)})
 		}
 		return o
 	}
@@ -138,7 +139,7 @@ func TestRecordedSyncPUT(t *testing.T) {
 	waitReady(t, rg, kv)
 	// The create's intent (recorded before the PUT) may stay; no operation
 	// (a resume token) is started.
-	if a := get(t, kv).GetAnnotations()[reconciler.AnnotationOperation]; strings.Contains(a, `"token"`) {
+	if a := get(t, kv).GetAnnotations()[core.AnnotationOperation]; strings.Contains(a, `"token"`) {
 		t.Errorf("a synchronous PUT starts no operation: %s", a)
 	}
 	if n := answered(p, http.MethodPut, "/vaults/asotest-keyvault-ngmgjs"); n != 1 {
@@ -181,7 +182,7 @@ func TestRecordedNormalisationIsNotDrift(t *testing.T) {
 		if a == nil {
 			a = map[string]string{}
 		}
-		a[reconciler.AnnotationSyncPeriod] = "2h"
+		a[core.AnnotationSyncPeriod] = "2h"
 		cur.SetAnnotations(a)
 		return k8s.Update(context.Background(), cur)
 	}); err != nil {
@@ -221,7 +222,7 @@ func TestDriftIsStillCorrected(t *testing.T) {
 	_ = resp.Body.Close()
 	cur := get(t, sa)
 	a := cur.GetAnnotations()
-	a[reconciler.AnnotationSyncPeriod] = "2h" // a resync
+	a[core.AnnotationSyncPeriod] = "2h" // a resync
 	cur.SetAnnotations(a)
 	if err := k8s.Update(context.Background(), cur); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
@@ -94,7 +95,7 @@ func TestNoSilentTakeover(t *testing.T) {
 	startOperator(t, fa, ns, reconciler.Config{})
 	taker := resourceGroup(ns, "team-b")
 	create(t, taker)
-	waitReason(t, taker, reconciler.ReasonAzureResourceExists)
+	waitReason(t, taker, core.ReasonAzureResourceExists)
 	_, _, msg := readyReason(get(t, taker))
 	if !strings.Contains(msg, "spec.resourceID") {
 		t.Errorf("message %q does not say how to adopt", msg)
@@ -120,7 +121,7 @@ func TestNoSilentTakeover(t *testing.T) {
 	second := resourceGroup(ns, "shared-b")
 	second.Object["spec"].(map[string]any)["azureName"] = "shared"
 	create(t, second)
-	waitReason(t, second, reconciler.ReasonClaimedByAnotherObject)
+	waitReason(t, second, core.ReasonClaimedByAnotherObject)
 	if _, _, msg := readyReason(get(t, second)); !strings.Contains(msg, ns+"/shared-a") {
 		t.Errorf("message %q does not name the first object", msg)
 	}
@@ -171,11 +172,11 @@ func TestWritesPerGenerationUnderFaults(t *testing.T) {
 		rg, sa := resourceGroup(ns, "gone"), storageAccount(ns, "gone01", "gone")
 		create(t, rg, sa)
 		waitReady(t, rg)
-		waitReason(t, sa, reconciler.ReasonWriteLoop)
+		waitReason(t, sa, core.ReasonWriteLoop)
 		time.Sleep(3 * time.Second)
 		id := armID("gone", "Microsoft.Storage", "storageAccounts", "gone01")
 		n := calls(fa, http.MethodPut, id)
-		t.Logf("poll and GET answered 404: %d PUTs in one generation, then %s", n, reconciler.ReasonWriteLoop)
+		t.Logf("poll and GET answered 404: %d PUTs in one generation, then %s", n, core.ReasonWriteLoop)
 		if n != 5 {
 			t.Errorf("%d PUTs, want 5 (MaxWritesPerGeneration)", n)
 		}
@@ -200,7 +201,7 @@ func TestWritesPerGenerationUnderFaults(t *testing.T) {
 		waitReady(t, rg, dep)
 		time.Sleep(2 * time.Second)
 		n := calls(fa, http.MethodPut, armID("big")+"/providers/Microsoft.Resources/deployments/big-template")
-		t.Logf("a 300 KiB template: %d PUT (record: %.12s…)", n, get(t, dep).GetAnnotations()[reconciler.AnnotationOperation]+get(t, dep).GetAnnotations()[reconciler.AnnotationLastApplied])
+		t.Logf("a 300 KiB template: %d PUT (record: %.12s…)", n, get(t, dep).GetAnnotations()[core.AnnotationOperation]+get(t, dep).GetAnnotations()[core.AnnotationLastApplied])
 		if n != 1 {
 			t.Errorf("%d PUTs of the deployment, want 1", n)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/armature-dev/armature/api/core"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
 	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
-	"github.com/armature-dev/armature/runtime/reconciler"
 	hook "github.com/armature-dev/armature/webhook"
 )
 
@@ -339,20 +338,20 @@ func TestPolicyAnnotation(t *testing.T) {
 	ctx := context.Background()
 	ns := namespace(t, e.cl, "policy")
 	typo := account(ns, "typo")
-	typo.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete "})
+	typo.SetAnnotations(map[string]string{core.AnnotationPolicy: "detach-on-delete "})
 	err := e.cl.Create(ctx, typo)
 	want := denied + `metadata.annotations[armature.dev/reconcile-policy]: Unsupported value: "detach-on-delete ": supported values: "manage", "skip", "detach-on-delete", "plan"`
 	if got := errText(err); !strings.Contains(got, want) {
 		t.Errorf("create with a typo'd policy: %q, want it to contain %q", got, want)
 	}
 	sa := account(ns, "media")
-	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "skip"})
+	sa.SetAnnotations(map[string]string{core.AnnotationPolicy: "skip"})
 	create(t, e.cl, sa)
-	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "Skip"})
+	sa.SetAnnotations(map[string]string{core.AnnotationPolicy: "Skip"})
 	if err := e.cl.Update(ctx, sa); err == nil || !strings.Contains(err.Error(), `Unsupported value: "Skip"`) {
 		t.Errorf("an annotation-only update to an unknown policy: %v, want refused", err)
 	}
-	sa.SetAnnotations(map[string]string{reconciler.AnnotationPolicy: "detach-on-delete"})
+	sa.SetAnnotations(map[string]string{core.AnnotationPolicy: "detach-on-delete"})
 	if err := e.cl.Update(ctx, sa); err != nil {
 		t.Errorf("a change to a known policy: %v", err)
 	}

@@ -1,11 +1,9 @@
-package reconciler
+package credentials
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 )
 
@@ -25,16 +24,16 @@ func TestCredentialsFor(t *testing.T) {
 		}
 		return s
 	}
-	full := map[string]string{KeyTenantID: "t", KeyClientID: "c", KeySubscriptionID: "sub-a", KeyClientSecret: "hunter2"}
+	full := map[string]string{core.KeyTenantID: "t", core.KeyClientID: "c", core.KeySubscriptionID: "sub-a", core.KeyClientSecret: "hunter2"}
 	c := fake.NewClientBuilder().WithObjects(
-		secret("team-a", CredentialSecret, full),
-		secret("team-a", "payments", map[string]string{KeyTenantID: "t", KeyClientID: "p", KeySubscriptionID: "sub-p", KeyClientSecret: "hunter3"}),
-		secret("team-b", CredentialSecret, map[string]string{KeyTenantID: "t", KeyClientSecret: "hunter4"}),
+		secret("team-a", core.CredentialSecret, full),
+		secret("team-a", "payments", map[string]string{core.KeyTenantID: "t", core.KeyClientID: "p", core.KeySubscriptionID: "sub-p", core.KeyClientSecret: "hunter3"}),
+		secret("team-b", core.CredentialSecret, map[string]string{core.KeyTenantID: "t", core.KeyClientSecret: "hunter4"}),
 		secret("team-x", "payments", full),
 	).Build()
 	var built []string
 	def := Binding{Client: arm.Client(nil), SubscriptionID: "sub-default"}
-	creds := NewCredentials(c, def, func(sp arm.ServicePrincipal) (arm.Client, error) {
+	creds := New(c, def, func(sp arm.ServicePrincipal) (arm.Client, error) {
 		built = append(built, sp.ClientID)
 		return nil, nil
 	}, WithDefaultNamespaces("team-c"))
@@ -43,7 +42,7 @@ func TestCredentialsFor(t *testing.T) {
 		u.SetNamespace(ns)
 		u.SetName("x")
 		if annotation != "" {
-			u.SetAnnotations(map[string]string{AnnotationCredential: annotation})
+			u.SetAnnotations(map[string]string{core.AnnotationCredential: annotation})
 		}
 		return u
 	}
@@ -56,22 +55,21 @@ func TestCredentialsFor(t *testing.T) {
 		"NamespaceSecret":   {obj: obj("team-a", ""), sub: "sub-a", name: "Secret team-a/armature-credential"},
 		"Annotation":        {obj: obj("team-a", "payments"), sub: "sub-p", name: "Secret team-a/payments"},
 		"Default":           {obj: obj("team-c", ""), sub: "sub-default", name: "default"},
-		"DefaultNotOptedIn": {obj: obj("team-d", ""), reason: ReasonCredentialNotFound},
-		"OtherNamespace":    {obj: obj("team-c", "team-x/payments"), reason: ReasonCredentialRefused},
-		"NotAName":          {obj: obj("team-c", "Payments!"), reason: ReasonCredentialRefused},
-		"MissingSecret":     {obj: obj("team-a", "nowhere"), reason: ReasonCredentialNotFound},
-		"MissingKeys":       {obj: obj("team-b", ""), reason: ReasonCredentialInvalid},
-		"NamespaceInvalid":  {obj: obj("team-b", "x"), reason: ReasonCredentialNotFound},
+		"DefaultNotOptedIn": {obj: obj("team-d", ""), reason: core.ReasonCredentialNotFound},
+		"OtherNamespace":    {obj: obj("team-c", "team-x/payments"), reason: core.ReasonCredentialRefused},
+		"NotAName":          {obj: obj("team-c", "Payments!"), reason: core.ReasonCredentialRefused},
+		"MissingSecret":     {obj: obj("team-a", "nowhere"), reason: core.ReasonCredentialNotFound},
+		"MissingKeys":       {obj: obj("team-b", ""), reason: core.ReasonCredentialInvalid},
+		"NamespaceInvalid":  {obj: obj("team-b", "x"), reason: core.ReasonCredentialNotFound},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b, err := creds.For(context.Background(), tc.obj)
-			var te *terminalError
-			var we *worldError
+			p, _ := AsProblem(err)
 			switch {
 			case tc.reason == "" && err != nil:
 				t.Fatal(err)
-			case tc.reason != "" && !(errors.As(err, &te) && te.reason == tc.reason || errors.As(err, &we) && we.reason == tc.reason):
+			case tc.reason != "" && (p == nil || p.Reason != tc.reason || p.Terminal != (tc.reason == core.ReasonCredentialRefused)):
 				t.Fatalf("err = %v, want reason %s", err, tc.reason)
 			case err != nil && strings.Contains(err.Error(), "hunter"):
 				t.Fatalf("a secret value in the error: %v", err)
@@ -91,8 +89,8 @@ func TestCredentialsFor(t *testing.T) {
 		}
 	}
 	s := &corev1.Secret{}
-	_ = c.Get(context.Background(), keyOf("team-a", CredentialSecret), s)
-	s.Data[KeyClientID] = []byte("c2")
+	_ = c.Get(context.Background(), keyOf("team-a", core.CredentialSecret), s)
+	s.Data[core.KeyClientID] = []byte("c2")
 	if err := c.Update(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
@@ -111,35 +109,31 @@ func TestDefaultNamespaces(t *testing.T) {
 	obj := &unstructured.Unstructured{}
 	obj.SetNamespace("team-a")
 	for name, tc := range map[string]struct {
-		opts []CredentialsOption
+		opts []Option
 		ok   bool
 	}{
 		"None":  {nil, false},
-		"Other": {[]CredentialsOption{WithDefaultNamespaces("team-b")}, false},
-		"Named": {[]CredentialsOption{WithDefaultNamespaces("team-b", "team-a")}, true},
-		"All":   {[]CredentialsOption{WithDefaultNamespaces("*")}, true},
+		"Other": {[]Option{WithDefaultNamespaces("team-b")}, false},
+		"Named": {[]Option{WithDefaultNamespaces("team-b", "team-a")}, true},
+		"All":   {[]Option{WithDefaultNamespaces("*")}, true},
 	} {
-		creds := NewCredentials(c, Binding{SubscriptionID: "sub"}, nil, tc.opts...)
+		creds := New(c, Binding{SubscriptionID: "sub"}, nil, tc.opts...)
 		b, err := creds.For(context.Background(), obj)
 		if tc.ok != (err == nil) {
 			t.Errorf("%s: binding %+v, err %v; want served=%v", name, b, err, tc.ok)
 		}
-		if reason, _, isCred := CredentialProblem(err); err != nil && (!isCred || reason != ReasonCredentialNotFound) {
+		if reason, _, isCred := problemOf(err); err != nil && (!isCred || reason != core.ReasonCredentialNotFound) {
 			t.Errorf("%s: %v is not CredentialNotFound", name, err)
 		}
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	b := Backoff{Initial: time.Second, Max: 5 * time.Second}
-	var got []time.Duration
-	for n := 1; n <= 5; n++ {
-		got = append(got, b.After(n))
-	}
-	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("-want +got\n%s", diff)
-	}
-}
-
 func keyOf(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+
+func problemOf(err error) (string, string, bool) {
+	p, ok := AsProblem(err)
+	if !ok {
+		return "", "", false
+	}
+	return p.Reason, p.Message, true
+}
