@@ -1,21 +1,16 @@
 package fakearm
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
+	"github.com/armature-dev/armature/webhook/certs/issuer"
 )
 
 // Running is an emulator serving on a loopback port.
@@ -29,7 +24,8 @@ type Running struct {
 type Endpoint struct {
 	// URL is the endpoint, e.g. https://127.0.0.1:40123.
 	URL string
-	// CertPEM is the self-signed certificate (nil for plain HTTP).
+	// CertPEM is the CA of the served certificate, for clients to trust
+	// (nil for plain HTTP).
 	CertPEM []byte
 	// CertPool trusts CertPEM.
 	CertPool *x509.CertPool
@@ -104,35 +100,19 @@ func (r *Endpoint) HTTPClient() *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// selfSigned makes a certificate for 127.0.0.1, ::1 and localhost.
+// selfSigned issues a certificate for 127.0.0.1, ::1 and localhost, with
+// the project's one issuer; the PEM returned is its CA, for clients to
+// trust.
 func selfSigned() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	is, err := issuer.Issue(issuer.Request{
+		Hosts:    []string{"localhost", "127.0.0.1", "::1"},
+		CAName:   "armature fakearm",
+		Validity: 10 * 365 * 24 * time.Hour,
+		Backdate: time.Hour,
+	})
 	if err != nil {
 		return tls.Certificate{}, nil, err
 	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "armature fakearm", Organization: []string{"armature"}},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		DNSNames:              []string{"localhost"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	return cert, certPEM, err
+	cert, err := tls.X509KeyPair(is.CertPEM, is.KeyPEM)
+	return cert, is.CAPEM, err
 }

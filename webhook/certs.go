@@ -2,40 +2,29 @@ package webhook
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/webhook/certs"
+	"github.com/armature-dev/armature/webhook/certs/issuer"
 )
 
 // File names in a certificate directory, as controller-runtime's webhook
-// server and cert-manager's Secrets name them.
+// server and cert-manager's Secrets name them (package certs defines them).
 const (
-	CertFile   = "tls.crt"
-	KeyFile    = "tls.key"
-	CAFile     = "ca.crt"
-	certPEM    = "CERTIFICATE"
-	keyPEM     = "EC PRIVATE KEY"
+	CertFile   = certs.CertFile
+	KeyFile    = certs.KeyFile
+	CAFile     = certs.CAFile
 	caValidity = 10 * 365 * 24 * time.Hour
 	// DefaultCertValidity is how long a self-signed serving certificate is
 	// valid unless told otherwise: one year.
-	DefaultCertValidity = 365 * 24 * time.Hour
+	DefaultCertValidity = issuer.DefaultValidity
 )
-
-// errNoDNSNames is returned for a serving certificate without names.
-var errNoDNSNames = errors.New("a serving certificate needs at least one DNS name or IP")
 
 // Certificates is a self-signed CA and a serving certificate it signed, in
 // PEM.
@@ -46,81 +35,23 @@ type Certificates struct {
 	Cert, Key []byte
 }
 
-// SelfSigned generates a CA and a serving certificate for hosts (DNS names
-// or IP addresses), ECDSA P-256, valid for validFor (DefaultCertValidity
-// when zero). It is for local and development use; in a cluster mount
-// cert-manager's certificate instead.
+// SelfSigned generates a CA (valid ten years) and a serving certificate
+// for hosts (DNS names or IP addresses), ECDSA P-256, valid for validFor
+// (DefaultCertValidity when zero), with the project's one issuer
+// (issuer.Issue). It is for local and development use; in a cluster mount
+// cert-manager's certificate or use package certs instead.
 func SelfSigned(hosts []string, validFor time.Duration) (*Certificates, error) {
-	if len(hosts) == 0 {
-		return nil, errNoDNSNames
-	}
-	if validFor <= 0 {
-		validFor = DefaultCertValidity
-	}
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	is, err := issuer.Issue(issuer.Request{
+		Hosts:      hosts,
+		CAName:     "armature-webhook-ca",
+		Validity:   validFor,
+		CAValidity: caValidity,
+		Backdate:   time.Hour,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("generate CA key: %w", err)
+		return nil, err
 	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "armature-webhook-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(caValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("create CA certificate: %w", err)
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("parse CA certificate: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate serving key: %w", err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: hosts[0]},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(validFor),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("create serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("marshal serving key: %w", err)
-	}
-	return &Certificates{
-		CA:   pem.EncodeToMemory(&pem.Block{Type: certPEM, Bytes: caDER}),
-		Cert: pem.EncodeToMemory(&pem.Block{Type: certPEM, Bytes: der}),
-		Key:  pem.EncodeToMemory(&pem.Block{Type: keyPEM, Bytes: keyDER}),
-	}, nil
-}
-
-// serial returns a random 128-bit serial number.
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		// crypto/rand does not fail on supported platforms.
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return n
+	return &Certificates{CA: is.CAPEM, Cert: is.CertPEM, Key: is.KeyPEM}, nil
 }
 
 // WriteCertDir writes tls.crt, tls.key and ca.crt into dir (created 0700),

@@ -11,14 +11,17 @@ import (
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/webhook/certs"
 )
 
-// Names in the generated webhook configurations.
+// Names in the generated webhook configurations. The Service's and the
+// configurations' names are package certs's (whose Options default to
+// them): one definition.
 const (
 	// ValidatingConfigurationName names the ValidatingWebhookConfiguration.
-	ValidatingConfigurationName = "armature-validating"
+	ValidatingConfigurationName = certs.ValidatingConfigurationName
 	// MutatingConfigurationName names the MutatingWebhookConfiguration.
-	MutatingConfigurationName = "armature-defaulting"
+	MutatingConfigurationName = certs.MutatingConfigurationName
 	// ValidatingWebhookName names the one validating webhook.
 	ValidatingWebhookName = "validate.armature.dev"
 	// DefaultingWebhookName names the one defaulting webhook.
@@ -27,7 +30,7 @@ const (
 	// DefaultServiceNamespace, DefaultServiceName and DefaultServicePort
 	// are the Service the configurations call unless told otherwise.
 	DefaultServiceNamespace = "armature-system"
-	DefaultServiceName      = "armature-webhook"
+	DefaultServiceName      = certs.DefaultServiceName
 	DefaultServicePort      = 443
 	// DefaultTimeoutSeconds is the webhooks' timeout.
 	DefaultTimeoutSeconds = 10

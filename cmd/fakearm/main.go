@@ -33,7 +33,7 @@ func main() {
 	)
 	flag.StringVar(&opts.Addr, "addr", "127.0.0.1:8443", "address to listen on")
 	flag.BoolVar(&opts.PlainHTTP, "plain-http", false, "serve plain HTTP instead of HTTPS (azcore's bearer-token policy needs HTTPS)")
-	flag.StringVar(&certOut, "cert-out", filepath.Join(os.TempDir(), "fakearm-ca.pem"), "where to write the self-signed certificate, for clients to trust")
+	flag.StringVar(&certOut, "cert-out", filepath.Join(os.TempDir(), "fakearm-ca.pem"), "where to write the self-signed CA certificate, for clients to trust")
 	flag.StringVar(&opts.Token, "token", "", "the only bearer token accepted (default: any)")
 	flag.StringVar(&opts.StateFile, "state", "", "file that keeps resources across restarts (default: memory only)")
 	flag.IntVar(&opts.LROPolls, "lro-polls", 1, "polls an operation answers InProgress at most before it ends")

@@ -1,20 +1,14 @@
 package certs
 
 import (
-	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 
-	"github.com/armature-dev/armature/webhook"
+	"github.com/armature-dev/armature/webhook/certs/issuer"
 )
 
 // backdate is how far before issuance certificates are valid from, for
@@ -35,7 +29,7 @@ type keyPair struct {
 
 // data is the Secret's data for p.
 func (p *keyPair) data() map[string][]byte {
-	return map[string][]byte{webhook.CertFile: p.certPEM, webhook.KeyFile: p.keyPEM, webhook.CAFile: p.caPEM}
+	return map[string][]byte{CertFile: p.certPEM, KeyFile: p.keyPEM, CAFile: p.caPEM}
 }
 
 // errEmpty is returned by parse for a Secret without a certificate.
@@ -44,13 +38,13 @@ var errEmpty = errors.New("no certificate yet")
 // parse reads the Secret's data. It checks the shapes (the key matches
 // the certificate, ca.crt holds certificates), not the validity.
 func parse(data map[string][]byte) (*keyPair, error) {
-	p := &keyPair{certPEM: data[webhook.CertFile], keyPEM: data[webhook.KeyFile], caPEM: data[webhook.CAFile]}
+	p := &keyPair{certPEM: data[CertFile], keyPEM: data[KeyFile], caPEM: data[CAFile]}
 	if len(p.certPEM) == 0 && len(p.keyPEM) == 0 {
 		return nil, errEmpty
 	}
 	var err error
 	if p.pair, err = tls.X509KeyPair(p.certPEM, p.keyPEM); err != nil {
-		return nil, fmt.Errorf("%s and %s: %w", webhook.CertFile, webhook.KeyFile, err)
+		return nil, fmt.Errorf("%s and %s: %w", CertFile, KeyFile, err)
 	}
 	p.leaf = p.pair.Leaf
 	for rest := p.caPEM; ; {
@@ -60,12 +54,12 @@ func parse(data map[string][]byte) (*keyPair, error) {
 		}
 		ca, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", webhook.CAFile, err)
+			return nil, fmt.Errorf("%s: %w", CAFile, err)
 		}
 		p.cas = append(p.cas, ca)
 	}
 	if len(p.cas) == 0 {
-		return nil, fmt.Errorf("%s holds no certificate", webhook.CAFile)
+		return nil, fmt.Errorf("%s holds no certificate", CAFile)
 	}
 	return p, nil
 }
@@ -96,77 +90,25 @@ func (o Options) renewal(p *keyPair, parseErr error, now time.Time) (reason stri
 }
 
 // issue makes a new CA and a serving certificate it signs for
-// o.hosts(), both valid for o.Validity from now. The CA's key is dropped.
-// The bundle is the new CA followed by prev's signer while that is valid,
-// so that certificates prev signed keep verifying while replicas switch.
+// o.hosts(), both valid for o.Validity from now (issuer.Issue). The CA's
+// key is dropped. The bundle is the new CA followed by prev's signer while
+// that is valid, so that certificates prev signed keep verifying while
+// replicas switch.
 func (o Options) issue(prev *keyPair, now time.Time) (*keyPair, error) {
-	notAfter := now.Add(o.Validity)
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate the CA key: %w", err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "armature-webhook-ca@" + now.UTC().Format(time.RFC3339)},
-		NotBefore:             now.Add(-backdate),
-		NotAfter:              notAfter,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("create the CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
+	is, err := issuer.Issue(issuer.Request{
+		Hosts:    o.hosts(),
+		CAName:   "armature-webhook-ca@" + now.UTC().Format(time.RFC3339),
+		Now:      now,
+		Validity: o.Validity,
+		Backdate: backdate,
+	})
 	if err != nil {
 		return nil, err
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate the serving key: %w", err)
-	}
-	hosts := o.hosts()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: hosts[0]},
-		DNSNames:     hosts,
-		NotBefore:    now.Add(-backdate),
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("create the serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	cas := []*x509.Certificate{ca}
+	bundle := append([]byte(nil), is.CAPEM...)
 	if prev != nil && now.Before(prev.cas[0].NotAfter) {
-		cas = append(cas, prev.cas[0])
-	}
-	var bundle bytes.Buffer
-	for _, c := range cas {
-		_ = pem.Encode(&bundle, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
+		bundle = append(bundle, pem.EncodeToMemory(&pem.Block{Type: issuer.CertificateBlock, Bytes: prev.cas[0].Raw})...)
 	}
 	// Parsed back, so that an issued pair is exactly what replicas load.
-	return parse(map[string][]byte{
-		webhook.CertFile: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		webhook.KeyFile:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-		webhook.CAFile:   bundle.Bytes(),
-	})
-}
-
-// serial returns a random 128-bit serial number.
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		// crypto/rand does not fail on supported platforms.
-		panic(fmt.Sprintf("crypto/rand: %v", err))
-	}
-	return n
+	return parse(map[string][]byte{CertFile: is.CertPEM, KeyFile: is.KeyPEM, CAFile: bundle})
 }

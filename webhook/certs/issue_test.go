@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/armature-dev/armature/webhook"
 )
 
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -96,12 +94,12 @@ func TestRenewal(t *testing.T) {
 		},
 		"KeyMismatch": {
 			reason: "tls.key of another certificate",
-			data:   map[string][]byte{webhook.CertFile: good.certPEM, webhook.KeyFile: stranger.keyPEM, webhook.CAFile: good.caPEM},
+			data:   map[string][]byte{CertFile: good.certPEM, KeyFile: stranger.keyPEM, CAFile: good.caPEM},
 			at:     t0, want: "tls.crt and tls.key",
 		},
 		"WrongCA": {
 			reason: "ca.crt did not sign tls.crt",
-			data:   map[string][]byte{webhook.CertFile: good.certPEM, webhook.KeyFile: good.keyPEM, webhook.CAFile: stranger.caPEM},
+			data:   map[string][]byte{CertFile: good.certPEM, KeyFile: good.keyPEM, CAFile: stranger.caPEM},
 			at:     t0, want: "does not verify",
 		},
 		"OtherService": {
@@ -110,7 +108,7 @@ func TestRenewal(t *testing.T) {
 		},
 		"NoCA": {
 			reason: "ca.crt missing",
-			data:   map[string][]byte{webhook.CertFile: good.certPEM, webhook.KeyFile: good.keyPEM},
+			data:   map[string][]byte{CertFile: good.certPEM, KeyFile: good.keyPEM},
 			at:     t0, want: "ca.crt holds no certificate",
 		},
 	}
@@ -134,8 +132,8 @@ func TestOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Namespace != "from-env" || o.Service != webhook.DefaultServiceName || o.ValidatingConfiguration != webhook.ValidatingConfigurationName ||
-		o.MutatingConfiguration != webhook.MutatingConfigurationName || o.Validity != DefaultValidity || o.RenewBefore != DefaultValidity/3 || o.Resync != DefaultResync {
+	if o.Namespace != "from-env" || o.Service != DefaultServiceName || o.ValidatingConfiguration != ValidatingConfigurationName ||
+		o.MutatingConfiguration != MutatingConfigurationName || o.Validity != DefaultValidity || o.RenewBefore != DefaultValidity/3 || o.Resync != DefaultResync {
 		t.Errorf("defaults: %+v", o)
 	}
 	for name, bad := range map[string]Options{

@@ -25,8 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
-
-	"github.com/armature-dev/armature/webhook"
 )
 
 // ReadyzName is the name of the readiness check SetupWithManager adds.
@@ -75,9 +73,9 @@ func (m *Manager) Namespace() string { return m.opts.Namespace }
 // ConfigureTLS makes a webhook server serve the certificate from the
 // Secret (controller-runtime webhook.Options.TLSOpts): the server then
 // reads no certificate files. It also sets the project's TLS floor
-// (webhook.HardenTLS).
+// (HardenTLS).
 func (m *Manager) ConfigureTLS(c *tls.Config) {
-	webhook.HardenTLS(c)
+	HardenTLS(c)
 	c.GetCertificate = m.GetCertificate
 }
 

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/armature-dev/armature/webhook"
 )
 
 // ConversionLabel marks the CRDs whose conversion webhook is the operator's
@@ -45,11 +43,11 @@ type Options struct {
 	Namespace string
 	// Service is the webhook Service: the certificate is for
 	// <Service>.<Namespace>.svc and <Service>.<Namespace>.svc.cluster.local.
-	// Defaults to webhook.DefaultServiceName.
+	// Defaults to DefaultServiceName.
 	Service string
 	// ValidatingConfiguration and MutatingConfiguration name the webhook
 	// configurations whose every webhook gets the CA bundle. Default to
-	// webhook.ValidatingConfigurationName and MutatingConfigurationName.
+	// ValidatingConfigurationName and MutatingConfigurationName.
 	ValidatingConfiguration, MutatingConfiguration string
 	// Validity is the lifetime of each CA and serving certificate.
 	// Defaults to DefaultValidity. Flag --webhook-cert-validity.
@@ -92,13 +90,13 @@ func (o Options) withDefaults() (Options, error) {
 		o.Namespace = strings.TrimSpace(string(b))
 	}
 	if o.Service == "" {
-		o.Service = webhook.DefaultServiceName
+		o.Service = DefaultServiceName
 	}
 	if o.ValidatingConfiguration == "" {
-		o.ValidatingConfiguration = webhook.ValidatingConfigurationName
+		o.ValidatingConfiguration = ValidatingConfigurationName
 	}
 	if o.MutatingConfiguration == "" {
-		o.MutatingConfiguration = webhook.MutatingConfigurationName
+		o.MutatingConfiguration = MutatingConfigurationName
 	}
 	if o.Validity == 0 {
 		o.Validity = DefaultValidity
