@@ -2,45 +2,33 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
-	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
-	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/certs"
-	"github.com/armature-dev/armature/webhook/conversion"
 )
 
 // Config is the operator's whole configuration. Defaults are set by
@@ -297,174 +285,6 @@ type options struct {
 // the production binary (cmd/operator) passes none.
 func WithComposition(register func(*configurator.Registry) error) Option {
 	return func(o *options) { o.compositions = append(o.compositions, register) }
-}
-
-// Run starts the manager and blocks until ctx ends.
-func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) error {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	logger := ctrl.Log.WithName("operator")
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := apis.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := actionsv1alpha1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	mopts := ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                c.metricsOptions(),
-		HealthProbeBindAddress: c.ProbeAddr,
-		PprofBindAddress:       c.PprofAddr,
-		MapperProvider:         NewRESTMapper,
-		LeaderElection:         c.LeaderElection,
-		LeaderElectionID:       leaderElectionID(c.LeaderElectionID),
-		// Secrets are never cached whole: the reconcilers watch their
-		// metadata and read the data of the ones they use
-		// (reconciler.SecretReader); every other read of a Secret goes to
-		// the apiserver. Unrelated Secrets cost the operator no memory.
-		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true, DisableFor: []client.Object{&corev1.Secret{}}}},
-		// Not controller-runtime's priority queue: in v0.22 each of its Adds
-		// and Gets walks every queued item (measured at 10,000 objects: half
-		// the operator's CPU; fixed upstream in v0.23, kubernetes-sigs/
-		// controller-runtime#3416). client-go's queue is O(log n).
-		Controller: config.Controller{SkipNameValidation: ptr.To(c.SkipNameValidation)},
-	}
-	// The cache keeps only what the reconciler reads (memory at scale).
-	mopts.Cache.DefaultTransform = reconciler.TransformForCache(len(o.compositions) == 0)
-	if len(c.WatchNamespaces) > 0 {
-		mopts.Cache.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range c.WatchNamespaces {
-			mopts.Cache.DefaultNamespaces[ns] = cache.Config{}
-		}
-	}
-	selected, err := c.Selected(apis.Descriptors())
-	if err != nil {
-		return err
-	}
-	if c.Shard != "" {
-		if err := shardCache(&mopts.Cache, restCfg, c.Shard, selected); err != nil {
-			return err
-		}
-	}
-	var certMgr *certs.Manager
-	if c.Webhook {
-		wo := webhookOptions(c)
-		if c.WebhookCerts.SecretName != "" {
-			if c.CertDir != "" {
-				return errors.New("--cert-dir and --webhook-cert-secret exclude each other")
-			}
-			var err error
-			if certMgr, err = certs.New(c.WebhookCerts); err != nil {
-				return err
-			}
-			wo.TLSOpts = append(wo.TLSOpts, certMgr.ConfigureTLS)
-			mopts.LeaderElectionNamespace = certMgr.Namespace()
-		} else if c.CertDir == "" {
-			dir, err := os.MkdirTemp("", "armature-webhook-certs-")
-			if err != nil {
-				return err
-			}
-			certs, err := webhook.SelfSigned([]string{"localhost", "127.0.0.1"}, 365*24*time.Hour)
-			if err != nil {
-				return err
-			}
-			if err := webhook.WriteCertDir(dir, certs); err != nil {
-				return err
-			}
-			wo.CertDir = dir
-		}
-		mopts.WebhookServer = ctrlwebhook.NewServer(wo)
-	}
-	mgr, err := ctrl.NewManager(restCfg, mopts)
-	if err != nil {
-		return err
-	}
-	if certMgr != nil {
-		if err := certMgr.SetupWithManager(mgr); err != nil {
-			return err
-		}
-	}
-	installed := installedKinds(mgr.GetRESTMapper(), selected)
-	if len(installed) < len(selected) {
-		logger.Info("some kinds have no CRD installed and are not run", "running", len(installed), "selected", len(selected))
-	}
-	if len(installed) == 0 {
-		return errors.New("no selected kind has its CRD installed: apply generated/crds (or config/crd) first")
-	}
-	cred, err := c.Credential()
-	if err != nil {
-		return fmt.Errorf("ARM credential: %w", err)
-	}
-	// One transport for every credential's client: their connections are
-	// shared.
-	var transport policy.Transporter
-	if c.ARMCAFile != "" {
-		if transport, err = arm.HTTPClient(c.ARMCAFile); err != nil {
-			return err
-		}
-	}
-	conf, err := c.CloudConfiguration()
-	if err != nil {
-		return err
-	}
-	armClient, err := arm.NewClient(arm.Options{Cloud: conf, Credential: cred, Transport: transport, Budget: budget(c.BudgetShare)})
-	if err != nil {
-		return err
-	}
-	if c.Reconciler.StateKey, err = c.stateKey(ctx, restCfg); err != nil {
-		return err
-	}
-	secrets := reconciler.NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
-	creds := reconciler.NewCredentials(secrets, reconciler.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport), reconciler.WithDefaultNamespaces(c.DefaultCredentialNamespaces...))
-	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler, reconciler.WithCredentials(creds), reconciler.WithSecrets(secrets)); err != nil {
-		return err
-	}
-	if err := setupActions(mgr, armClient, creds, installed, c); err != nil {
-		return err
-	}
-	if c.Webhook {
-		var wopts []webhook.Option
-		for gvk, d := range apis.Defaults() {
-			wopts = append(wopts, webhook.WithDefaults(gvk, d))
-		}
-		if err := webhook.Setup(mgr, webhook.New(installed, wopts...)); err != nil {
-			return err
-		}
-		// The CRD conversion webhook of kinds served in several versions.
-		mgr.GetWebhookServer().Register(conversion.Path, conversion.New(apis.Descriptors()))
-	}
-	if len(o.compositions) > 0 {
-		reg, err := configurator.SetupWithManager(mgr, configurator.WithLeaderElection(c.LeaderElection))
-		if err != nil {
-			return err
-		}
-		for _, register := range o.compositions {
-			if err := register(reg); err != nil {
-				return err
-			}
-		}
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
-	if c.Webhook {
-		// Not ready before the webhook serves: the Service must not send
-		// admission or conversion requests to a replica that cannot answer.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return err
-		}
-	}
-	logger.Info("starting", "kinds", len(installed), "arm", endpointLabel(conf, c.emulator()), "namespaces", c.WatchNamespaces)
-	return mgr.Start(ctx)
 }
 
 const defaultLeaderElectionID = "armature-operator.armature.dev"

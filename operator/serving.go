@@ -2,13 +2,37 @@ package operator
 
 import (
 	"crypto/tls"
+	"fmt"
 	"strconv"
 
+	"github.com/prometheus/client_golang/prometheus"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/configurator"
+	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
 )
+
+// registerMetrics registers the metrics the operator serves with r
+// (controller-runtime's metrics.Registry, which the manager's metrics
+// server serves): the reconciler's, the ARM client's (budget) and the
+// configurator's. The packages register nothing themselves (package
+// runtime/metrics); calling it again, for an operator restarted in one
+// process, is not an error.
+func registerMetrics(r prometheus.Registerer) error {
+	if err := reconciler.RegisterMetrics(r); err != nil {
+		return fmt.Errorf("reconciler metrics: %w", err)
+	}
+	if err := arm.RegisterMetrics(r); err != nil {
+		return fmt.Errorf("arm metrics: %w", err)
+	}
+	if err := configurator.RegisterMetrics(r); err != nil {
+		return fmt.Errorf("configurator metrics: %w", err)
+	}
+	return nil
+}
 
 // webhookOptions are the webhook server's options before its certificate
 // source: port, certificate folder and the TLS floor (webhook.HardenTLS).

@@ -2,7 +2,8 @@ package arm
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/armature-dev/armature/runtime/metrics"
 )
 
 var (
@@ -20,6 +21,12 @@ var (
 	}, []string{"op"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(budgetTokens, budgetWaits, budgetWaitSeconds, throttled)
+// RegisterMetrics registers the ARM budget's metrics (armature_arm_budget_*,
+// armature_arm_throttled_total) with r. The composition that serves them
+// calls it (operator.Run, with controller-runtime's metrics.Registry);
+// importing the package registers nothing. Unregistered, the metrics
+// still count but are not served. Registering them with r again is not an
+// error.
+func RegisterMetrics(r prometheus.Registerer) error {
+	return metrics.Register(r, budgetTokens, budgetWaits, budgetWaitSeconds, throttled)
 }

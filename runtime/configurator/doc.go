@@ -79,6 +79,6 @@
 //
 // Stats counts Selects, Renders and apiserver writes; the same figures are
 // the Prometheus counters armature_configurator_selects_total,
-// _renders_total and _writes_total{verb} on controller-runtime's metrics
-// registry.
+// _renders_total and _writes_total{verb}, which RegisterMetrics registers
+// (operator.Run: on controller-runtime's metrics registry).
 package configurator

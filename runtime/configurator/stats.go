@@ -4,7 +4,8 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/armature-dev/armature/runtime/metrics"
 )
 
 // Stats counts what a Registry did since it was created.
@@ -74,8 +75,13 @@ var (
 	}, []string{"kind", "verb"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(selectsTotal, rendersTotal, writesTotal)
+// RegisterMetrics registers the configurator's metrics
+// (armature_configurator_*) with r. The composition that serves them calls
+// it (operator.Run, with controller-runtime's metrics.Registry); importing
+// the package registers nothing. Unregistered, the metrics still count but
+// are not served. Registering them with r again is not an error.
+func RegisterMetrics(r prometheus.Registerer) error {
+	return metrics.Register(r, selectsTotal, rendersTotal, writesTotal)
 }
 
 func (r *Registry) countWrite(ref Ref, verb string) {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/metrics"
 )
 
 var (
@@ -43,8 +43,16 @@ var (
 	}, []string{"kind"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(armRequests, timeToReady, driftCorrections, armErrors, createOnlyRefusals, driftIgnored, inflight, observerPasses, observerRequeues)
+// RegisterMetrics registers the reconciler's metrics (armature_arm_requests_total,
+// armature_time_to_ready_seconds, armature_drift_*, armature_arm_errors_total,
+// armature_create_only_refusals_total, armature_inflight_operations) with r.
+// The composition that serves them calls it (operator.Run, with
+// controller-runtime's metrics.Registry); importing the package registers
+// nothing. Unregistered, the metrics still count but are not served.
+// Registering the same metrics with r again is not an error, so an
+// operator restarted in one process (tests) calls it each time.
+func RegisterMetrics(r prometheus.Registerer) error {
+	return metrics.Register(r, armRequests, timeToReady, driftCorrections, armErrors, createOnlyRefusals, driftIgnored, inflight, observerPasses, observerRequeues)
 }
 
 func observeARM(verb string, err error) {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/armature-dev/armature/fakearm"
@@ -46,6 +47,12 @@ func TestMain(m *testing.M) {
 	_ = corev1.AddToScheme(scheme)
 	_ = admissionregistrationv1.AddToScheme(scheme)
 	_ = apis.AddToScheme(scheme)
+	// The tests read the reconciler's metrics from controller-runtime's
+	// registry, where operator.Run registers them.
+	if err := reconciler.RegisterMetrics(ctrlmetrics.Registry); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	if os.Getenv("ARMATURE_TEST_LOG") != "" {
 		log.SetLogger(zap.New(zap.UseDevMode(true)))
 	} else {
