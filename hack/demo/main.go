@@ -12,28 +12,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"path/filepath"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
-	"github.com/armature-dev/armature/examples/composite"
-	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/generated/apis"
-	"github.com/armature-dev/armature/operator"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 const subscription = "00000000-0000-0000-0000-00000000d3e0"
@@ -68,191 +55,48 @@ func run(ctx context.Context) error {
 	fmt.Printf("  apiserver at %s (%s)\n", restCfg.Host, time.Since(started).Round(time.Millisecond))
 
 	step("Starting the local ARM emulator (fakearm)")
-	fa, err := fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: fakearm.Options{LROPolls: 2, RetryAfter: -1}})
+	fa, ca, stopARM, err := startARM()
 	if err != nil {
 		return err
 	}
-	defer fa.Close()
-	ca := filepath.Join(os.TempDir(), fmt.Sprintf("armature-demo-ca-%d.pem", os.Getpid()))
-	if err := os.WriteFile(ca, fa.CertPEM, 0o600); err != nil {
-		return err
-	}
-	defer os.Remove(ca)
+	defer stopARM()
 	fmt.Printf("  ARM at %s\n", fa.URL)
 
 	step("Starting the operator (one generic reconciler per kind, the Action reconciler, admission and conversion webhooks)")
-	opCtx, opCancel := context.WithCancel(ctx)
-	opDone := make(chan error, 1)
-	go func() {
-		opDone <- operator.Run(opCtx, restCfg, operator.Config{
-			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
-			ARMEndpoint: fa.URL, ARMCAFile: ca, ARMToken: "demo",
-			// The demo's namespaces have no credential Secret: the emulator
-			// accepts the operator's own token everywhere.
-			DefaultCredentialNamespaces: []string{"*"},
-			MetricsAddr:                 "0", ProbeAddr: "0",
-			Webhook: true, WebhookPort: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		}, operator.WithComposition(composite.Register))
-	}()
-	defer func() {
-		opCancel()
-		select { // waitForWebhook may have received the operator's end already
-		case <-opDone:
-		case <-time.After(10 * time.Second):
-		}
-	}()
-	if err := waitForWebhook(ctx, wio, opDone); err != nil {
-		return err
-	}
-
-	scheme := runtime.NewScheme()
-	_ = corev1.AddToScheme(scheme)
-	_ = apis.AddToScheme(scheme)
-	k8s, err := client.New(restCfg, client.Options{Scheme: scheme})
+	stopOperator, err := startOperator(ctx, restCfg, wio, fa.URL, ca)
+	defer stopOperator()
 	if err != nil {
 		return err
 	}
+
 	ns := "demo"
-	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		return err
-	}
-
-	objs := []*unstructured.Unstructured{
-		obj("resources.azure.armature.dev/v20240301", "ResourceGroup", ns, "team-a", map[string]any{"location": "westeurope"}),
-		obj("storage.azure.armature.dev/v20230501", "StorageAccount", ns, "media", map[string]any{
-			"azureName": "teamamedia01", "owner": map[string]any{"name": "team-a"}, "location": "westeurope",
-			"kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
-			"properties": map[string]any{"accessTier": "Hot", "minimumTlsVersion": "TLS1_2", "enableExtendedGroups": true},
-		}),
-		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobService", ns, "media-blob", map[string]any{"owner": map[string]any{"name": "media"}}),
-		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobServicesContainer", ns, "images", map[string]any{
-			"owner": map[string]any{"name": "media-blob"}, "properties": map[string]any{"publicAccess": "None"},
-		}),
-		obj("keyvault.azure.armature.dev/v20230701", "Vault", ns, "team-a-kv", map[string]any{
-			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
-			"properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000t1", "sku": map[string]any{"family": "A", "name": "standard"}, "accessPolicies": []any{}},
-		}),
-		obj("network.azure.armature.dev/v20240101", "VirtualNetwork", ns, "team-a-vnet", map[string]any{
-			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
-			"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}},
-		}),
-	}
-	step("Applying %d resources (children first: they wait for their owners)", len(objs))
-	for i := len(objs) - 1; i >= 0; i-- {
-		if err := k8s.Create(ctx, objs[i]); err != nil {
-			return fmt.Errorf("create %s: %w", objs[i].GetName(), err)
-		}
-		fmt.Printf("  created %s/%s\n", objs[i].GetKind(), objs[i].GetName())
-	}
-	readyAt, err := watchTable(ctx, k8s, objs, 60*time.Second)
+	k8s, err := newClient(ctx, restCfg, ns)
 	if err != nil {
 		return err
 	}
-
+	objs := demoObjects(ns)
+	readyAt, err := applyAll(ctx, k8s, objs)
+	if err != nil {
+		return err
+	}
 	sa := objs[1]
-	saID := "/subscriptions/" + subscription + "/resourceGroups/team-a/providers/Microsoft.Storage/storageAccounts/teamamedia01"
-	step("Editing a writable field: spec.properties.accessTier Hot → Cool")
-	fa.ResetJournal()
-	cur := get(ctx, k8s, sa)
-	_ = unstructured.SetNestedField(cur.Object, "Cool", "spec", "properties", "accessTier")
-	if err := k8s.Update(ctx, cur); err != nil {
+	if err := editWritable(ctx, k8s, fa, sa); err != nil {
 		return err
 	}
-	if err := waitFor(ctx, 20*time.Second, func() bool {
-		tier, _, _ := unstructured.NestedString(fa.Resource(saID), "properties", "accessTier")
-		return tier == "Cool"
-	}); err != nil {
-		return err
-	}
-	time.Sleep(500 * time.Millisecond)
-	for _, e := range fa.Journal() {
-		if strings.EqualFold(e.Path, saID) {
-			fmt.Printf("  ARM ← %-6s %s → %d  %s\n", e.Method, short(e.Path), e.Status, e.Body)
-		}
-	}
-
-	step("Attempting a create-only edit: spec.location westeurope → northeurope")
-	refuseEdit(ctx, k8s, sa, "northeurope", "spec", "location")
-	fmt.Println("  a VirtualNetwork's location too (Network's PATCH takes only tags; the ARM-wide rule makes location create-only):")
-	refuseEdit(ctx, k8s, objs[5], "northeurope", "spec", "location")
-
-	cur = get(ctx, k8s, sa)
-	_ = unstructured.SetNestedField(cur.Object, "teamamedia02", "spec", "azureName")
-	if err := k8s.Update(ctx, cur); err != nil {
-		fmt.Printf("  and spec.azureName (an operator field, checked by the webhook):\n    %v\n", err)
-	} else {
-		fmt.Println("  azureName change unexpectedly accepted")
-	}
-
+	refuseCreateOnly(ctx, k8s, sa, objs[5])
 	if err := showVersions(ctx, k8s, sa); err != nil {
 		return err
 	}
 	if err := runAction(ctx, k8s, fa, ns); err != nil {
 		return err
 	}
-
-	step("Deleting everything (children first; each deletion is a DELETE in ARM)")
-	fa.ResetJournal()
-	for _, o := range []*unstructured.Unstructured{objs[3], objs[2], objs[4], objs[5], objs[1], objs[0]} {
-		if err := k8s.Delete(ctx, get(ctx, k8s, o)); err != nil {
-			return err
-		}
-		if err := waitFor(ctx, 30*time.Second, func() bool {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(o.GroupVersionKind())
-			return k8s.Get(ctx, client.ObjectKeyFromObject(o), u) != nil
-		}); err != nil {
-			return fmt.Errorf("%s/%s not deleted: %w", o.GetKind(), o.GetName(), err)
-		}
-		fmt.Printf("  %s/%s gone\n", o.GetKind(), o.GetName())
+	if err := deleteAll(ctx, k8s, fa, objs); err != nil {
+		return err
 	}
-	for _, e := range fa.Journal() {
-		if e.Method == "DELETE" {
-			fmt.Printf("  ARM ← DELETE %s → %d\n", short(e.Path), e.Status)
-		}
+	if err := runComposition(ctx, k8s, ns); err != nil {
+		return err
 	}
-	fmt.Printf("  resources left in ARM: %d\n", len(fa.ResourceIDs()))
-
-	step("A composition: an AppStack (examples/composite) declares a storage account, its blob service and a container")
-	stack := obj("examples.armature.dev/v1alpha1", "AppStack", ns, "shop", map[string]any{"resourceGroup": "shop-rg", "storageAccountName": "shopdata01"})
-	shopRG := obj("resources.azure.armature.dev/v20240301", "ResourceGroup", ns, "shop-rg", map[string]any{"location": "westeurope"})
-	for _, o := range []*unstructured.Unstructured{shopRG, stack} {
-		if err := k8s.Create(ctx, o); err != nil {
-			return err
-		}
-	}
-	last := ""
-	if err := waitFor(ctx, 60*time.Second, func() bool {
-		u := get(ctx, k8s, stack)
-		summary, _, _ := unstructured.NestedString(u.Object, "status", "summary")
-		isReady, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
-		if summary != last && summary != "" {
-			fmt.Printf("  AppStack/shop: %s\n", summary)
-			last = summary
-		}
-		return isReady
-	}); err != nil {
-		return fmt.Errorf("AppStack: %w", err)
-	}
-
-	step("Summary")
-	counts := fa.Counts()
-	var keys []string
-	for k := range counts {
-		if strings.Contains(k, " ") {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	fmt.Print("  ARM requests of the deletion and the composition, by verb and status:")
-	for _, k := range keys {
-		fmt.Printf(" %s×%d", k, counts[k])
-	}
-	fmt.Println()
-	for _, o := range objs {
-		fmt.Printf("  %-44s Ready after %s\n", o.GetKind()+"/"+o.GetName(), readyAt[o.GetName()].Round(10*time.Millisecond))
-	}
-	fmt.Printf("  whole demo: %s; stopping the operator, the emulator and the control plane\n", time.Since(started).Round(100*time.Millisecond))
+	summary(fa, objs, readyAt, started)
 	return nil
 }
 

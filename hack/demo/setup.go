@@ -12,14 +12,20 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/armature-dev/armature/examples/composite"
+	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/operator"
+	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/test/envtestutil"
 	"github.com/armature-dev/armature/webhook"
 	"github.com/armature-dev/armature/webhook/conversion"
@@ -118,4 +124,65 @@ func waitForWebhook(ctx context.Context, wio *envtest.WebhookInstallOptions, opD
 		time.Sleep(100 * time.Millisecond)
 	}
 	return errors.New("the operator's webhook did not start within 30s")
+}
+
+// startARM starts the ARM emulator and writes its CA where the operator
+// reads it (--arm-ca-file); stop removes the file and stops the emulator.
+func startARM() (fa *fakearm.Running, ca string, stop func(), err error) {
+	fa, err = fakearm.Start(apis.Descriptors(), fakearm.StartOptions{Options: fakearm.Options{LROPolls: 2, RetryAfter: -1}})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ca = filepath.Join(os.TempDir(), fmt.Sprintf("armature-demo-ca-%d.pem", os.Getpid()))
+	if err := os.WriteFile(ca, fa.CertPEM, 0o600); err != nil {
+		fa.Close()
+		return nil, "", nil, err
+	}
+	return fa, ca, func() {
+		os.Remove(ca)
+		fa.Close()
+	}, nil
+}
+
+// startOperator runs the operator (operator.Run, with the example
+// composition) against the emulator at armURL and returns once its webhook
+// serves. stop, returned also with an error, stops the operator and waits
+// for it (10s at most).
+func startOperator(ctx context.Context, restCfg *rest.Config, wio *envtest.WebhookInstallOptions, armURL, ca string) (stop func(), err error) {
+	opCtx, opCancel := context.WithCancel(ctx)
+	opDone := make(chan error, 1)
+	go func() {
+		opDone <- operator.Run(opCtx, restCfg, operator.Config{
+			Reconciler:  reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
+			ARMEndpoint: armURL, ARMCAFile: ca, ARMToken: "demo",
+			// The demo's namespaces have no credential Secret: the emulator
+			// accepts the operator's own token everywhere.
+			DefaultCredentialNamespaces: []string{"*"},
+			MetricsAddr:                 "0", ProbeAddr: "0",
+			Webhook: true, WebhookPort: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
+		}, operator.WithComposition(composite.Register))
+	}()
+	stop = func() {
+		opCancel()
+		select { // waitForWebhook may have received the operator's end already
+		case <-opDone:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	return stop, waitForWebhook(ctx, wio, opDone)
+}
+
+// newClient is a client of the demo's kinds; it creates namespace ns.
+func newClient(ctx context.Context, restCfg *rest.Config, ns string) (client.Client, error) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = apis.AddToScheme(scheme)
+	k8s, err := client.New(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return nil, err
+	}
+	return k8s, nil
 }

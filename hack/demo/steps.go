@@ -94,3 +94,163 @@ func runAction(ctx context.Context, k8s client.Client, fa *fakearm.Running, ns s
 	fmt.Printf("  Secret/media-keys holds: %s — values never in the Action's status, events or logs\n", strings.Join(names, ", "))
 	return nil
 }
+
+// demoObjects are the resources the demo applies, owners first: a resource
+// group, a storage account (objs[1]) with a blob service and a container,
+// a key vault and a virtual network (objs[5]).
+func demoObjects(ns string) []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		obj("resources.azure.armature.dev/v20240301", "ResourceGroup", ns, "team-a", map[string]any{"location": "westeurope"}),
+		obj("storage.azure.armature.dev/v20230501", "StorageAccount", ns, "media", map[string]any{
+			"azureName": "teamamedia01", "owner": map[string]any{"name": "team-a"}, "location": "westeurope",
+			"kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
+			"properties": map[string]any{"accessTier": "Hot", "minimumTlsVersion": "TLS1_2", "enableExtendedGroups": true},
+		}),
+		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobService", ns, "media-blob", map[string]any{"owner": map[string]any{"name": "media"}}),
+		obj("storage.azure.armature.dev/v20230501", "StorageAccountsBlobServicesContainer", ns, "images", map[string]any{
+			"owner": map[string]any{"name": "media-blob"}, "properties": map[string]any{"publicAccess": "None"},
+		}),
+		obj("keyvault.azure.armature.dev/v20230701", "Vault", ns, "team-a-kv", map[string]any{
+			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
+			"properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000t1", "sku": map[string]any{"family": "A", "name": "standard"}, "accessPolicies": []any{}},
+		}),
+		obj("network.azure.armature.dev/v20240101", "VirtualNetwork", ns, "team-a-vnet", map[string]any{
+			"owner": map[string]any{"name": "team-a"}, "location": "westeurope",
+			"properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}},
+		}),
+	}
+}
+
+// applyAll creates objs, children first, and shows them converge; it
+// returns when each became Ready.
+func applyAll(ctx context.Context, k8s client.Client, objs []*unstructured.Unstructured) (map[string]time.Duration, error) {
+	step("Applying %d resources (children first: they wait for their owners)", len(objs))
+	for i := len(objs) - 1; i >= 0; i-- {
+		if err := k8s.Create(ctx, objs[i]); err != nil {
+			return nil, fmt.Errorf("create %s: %w", objs[i].GetName(), err)
+		}
+		fmt.Printf("  created %s/%s\n", objs[i].GetKind(), objs[i].GetName())
+	}
+	return watchTable(ctx, k8s, objs, 60*time.Second)
+}
+
+// editWritable edits the StorageAccount's access tier and prints the ARM
+// requests it caused.
+func editWritable(ctx context.Context, k8s client.Client, fa *fakearm.Running, sa *unstructured.Unstructured) error {
+	saID := "/subscriptions/" + subscription + "/resourceGroups/team-a/providers/Microsoft.Storage/storageAccounts/teamamedia01"
+	step("Editing a writable field: spec.properties.accessTier Hot → Cool")
+	fa.ResetJournal()
+	cur := get(ctx, k8s, sa)
+	_ = unstructured.SetNestedField(cur.Object, "Cool", "spec", "properties", "accessTier")
+	if err := k8s.Update(ctx, cur); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, 20*time.Second, func() bool {
+		tier, _, _ := unstructured.NestedString(fa.Resource(saID), "properties", "accessTier")
+		return tier == "Cool"
+	}); err != nil {
+		return err
+	}
+	time.Sleep(500 * time.Millisecond)
+	for _, e := range fa.Journal() {
+		if strings.EqualFold(e.Path, saID) {
+			fmt.Printf("  ARM ← %-6s %s → %d  %s\n", e.Method, short(e.Path), e.Status, e.Body)
+		}
+	}
+	return nil
+}
+
+// refuseCreateOnly attempts create-only edits of the StorageAccount and the
+// VirtualNetwork and an edit of an operator field, and prints how the
+// apiserver refuses them.
+func refuseCreateOnly(ctx context.Context, k8s client.Client, sa, vnet *unstructured.Unstructured) {
+	step("Attempting a create-only edit: spec.location westeurope → northeurope")
+	refuseEdit(ctx, k8s, sa, "northeurope", "spec", "location")
+	fmt.Println("  a VirtualNetwork's location too (Network's PATCH takes only tags; the ARM-wide rule makes location create-only):")
+	refuseEdit(ctx, k8s, vnet, "northeurope", "spec", "location")
+
+	cur := get(ctx, k8s, sa)
+	_ = unstructured.SetNestedField(cur.Object, "teamamedia02", "spec", "azureName")
+	if err := k8s.Update(ctx, cur); err != nil {
+		fmt.Printf("  and spec.azureName (an operator field, checked by the webhook):\n    %v\n", err)
+	} else {
+		fmt.Println("  azureName change unexpectedly accepted")
+	}
+}
+
+// deleteAll deletes objs, children first, and prints the DELETEs ARM
+// received.
+func deleteAll(ctx context.Context, k8s client.Client, fa *fakearm.Running, objs []*unstructured.Unstructured) error {
+	step("Deleting everything (children first; each deletion is a DELETE in ARM)")
+	fa.ResetJournal()
+	for _, o := range []*unstructured.Unstructured{objs[3], objs[2], objs[4], objs[5], objs[1], objs[0]} {
+		if err := k8s.Delete(ctx, get(ctx, k8s, o)); err != nil {
+			return err
+		}
+		if err := waitFor(ctx, 30*time.Second, func() bool {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(o.GroupVersionKind())
+			return k8s.Get(ctx, client.ObjectKeyFromObject(o), u) != nil
+		}); err != nil {
+			return fmt.Errorf("%s/%s not deleted: %w", o.GetKind(), o.GetName(), err)
+		}
+		fmt.Printf("  %s/%s gone\n", o.GetKind(), o.GetName())
+	}
+	for _, e := range fa.Journal() {
+		if e.Method == "DELETE" {
+			fmt.Printf("  ARM ← DELETE %s → %d\n", short(e.Path), e.Status)
+		}
+	}
+	fmt.Printf("  resources left in ARM: %d\n", len(fa.ResourceIDs()))
+	return nil
+}
+
+// runComposition creates an AppStack (examples/composite) and its resource
+// group, and prints the AppStack's summary until it is ready.
+func runComposition(ctx context.Context, k8s client.Client, ns string) error {
+	step("A composition: an AppStack (examples/composite) declares a storage account, its blob service and a container")
+	stack := obj("examples.armature.dev/v1alpha1", "AppStack", ns, "shop", map[string]any{"resourceGroup": "shop-rg", "storageAccountName": "shopdata01"})
+	shopRG := obj("resources.azure.armature.dev/v20240301", "ResourceGroup", ns, "shop-rg", map[string]any{"location": "westeurope"})
+	for _, o := range []*unstructured.Unstructured{shopRG, stack} {
+		if err := k8s.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	last := ""
+	if err := waitFor(ctx, 60*time.Second, func() bool {
+		u := get(ctx, k8s, stack)
+		summary, _, _ := unstructured.NestedString(u.Object, "status", "summary")
+		isReady, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+		if summary != last && summary != "" {
+			fmt.Printf("  AppStack/shop: %s\n", summary)
+			last = summary
+		}
+		return isReady
+	}); err != nil {
+		return fmt.Errorf("AppStack: %w", err)
+	}
+	return nil
+}
+
+// summary prints the ARM requests since the deletion, when each object
+// became Ready and the demo's duration.
+func summary(fa *fakearm.Running, objs []*unstructured.Unstructured, readyAt map[string]time.Duration, started time.Time) {
+	step("Summary")
+	counts := fa.Counts()
+	var keys []string
+	for k := range counts {
+		if strings.Contains(k, " ") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	fmt.Print("  ARM requests of the deletion and the composition, by verb and status:")
+	for _, k := range keys {
+		fmt.Printf(" %s×%d", k, counts[k])
+	}
+	fmt.Println()
+	for _, o := range objs {
+		fmt.Printf("  %-44s Ready after %s\n", o.GetKind()+"/"+o.GetName(), readyAt[o.GetName()].Round(10*time.Millisecond))
+	}
+	fmt.Printf("  whole demo: %s; stopping the operator, the emulator and the control plane\n", time.Since(started).Round(100*time.Millisecond))
+}
