@@ -57,7 +57,7 @@
 //
 // Per type and api-version the emulator follows the behaviour profile the
 // generator learned from recorded real ARM traffic, the x-ms-examples and
-// the swagger (generated/profiles, package fakearm/profile,
+// the swagger (generated/profiles, package recording,
 // docs/emulator.md): whether a verb is synchronous or long-running and
 // with which header, its status codes (PUT 200 or 201, DELETE 200, 202 or
 // 204, DELETE of a missing resource 204), the provider's not-found code

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -44,7 +44,7 @@ import (
 // playback's host. A request without a recorded answer is answered 400
 // NoRecordedAnswer and listed by Unanswered.
 type Playback struct {
-	c     *cassette.Cassette
+	c     *recording.Cassette
 	descs []*descriptor.Descriptor
 	// RetryAfter, when not empty, replaces every Retry-After header
 	// (timing is not behaviour: tests set "0").
@@ -108,7 +108,7 @@ type pbOrigin struct {
 // NewPlayback prepares a playback of a recording; descs are the types whose
 // paths are resources (the rest of the paths are answered only when they
 // are operation URLs or POST actions of a resource, in recorded order).
-func NewPlayback(c *cassette.Cassette, descs []*descriptor.Descriptor) *Playback {
+func NewPlayback(c *recording.Cassette, descs []*descriptor.Descriptor) *Playback {
 	p := &Playback{c: c, descs: descs, resources: map[string]*pbResource{}, ops: map[string]*pbSeq{}, opOf: map[string]pbOrigin{}}
 	for i, it := range c.Interactions {
 		path := it.Path()
@@ -333,7 +333,7 @@ func (p *Playback) choose(method, path string) (int, int) {
 // write answers a write with the next recorded write of the same kind,
 // skipping recorded writes the client did not send, but never one of
 // method barrier.
-func (r *pbResource) write(c *cassette.Cassette, same func(string) bool, barrier string) int {
+func (r *pbResource) write(c *recording.Cassette, same func(string) bool, barrier string) int {
 	for j := r.state; j < len(r.writes); j++ {
 		m := c.Interactions[r.writes[j]].Request.Method
 		if same(m) {
@@ -349,7 +349,7 @@ func (r *pbResource) write(c *cassette.Cassette, same func(string) bool, barrier
 
 // get answers a GET from the recorded GETs of the state, else the nearest
 // recorded GET of the same existence.
-func (r *pbResource) get(c *cassette.Cassette) int {
+func (r *pbResource) get(c *recording.Cassette) int {
 	i := r.peek(c)
 	if gs := r.gets[r.state]; len(gs) > 0 {
 		r.cursor[r.state]++
@@ -359,12 +359,12 @@ func (r *pbResource) get(c *cassette.Cassette) int {
 
 // present reports whether the resource exists after the writes answered
 // so far: the last one succeeded and was no DELETE.
-func (r *pbResource) present(c *cassette.Cassette) bool {
+func (r *pbResource) present(c *recording.Cassette) bool {
 	return r.last >= 0 && c.Interactions[r.writes[r.last]].Request.Method != http.MethodDelete && c.Interactions[r.writes[r.last]].Response.Code < 300
 }
 
 // peek is the GET answer get would give, without moving on.
-func (r *pbResource) peek(c *cassette.Cassette) int {
+func (r *pbResource) peek(c *recording.Cassette) int {
 	if gs := r.gets[r.state]; len(gs) > 0 {
 		return gs[min(r.cursor[r.state], len(gs)-1)]
 	}
@@ -469,7 +469,7 @@ func running(body string) bool {
 }
 
 // write sends a recorded response, with operation URLs pointing here.
-func (p *Playback) write(w http.ResponseWriter, r *http.Request, resp cassette.Response) {
+func (p *Playback) write(w http.ResponseWriter, r *http.Request, resp recording.Response) {
 	h := w.Header()
 	names := make([]string, 0, len(resp.Headers))
 	for name := range resp.Headers {

@@ -10,19 +10,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generated/profiles"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // The emulator applies the behaviour profiles of generated/profiles
-// (package fakearm/profile): how real ARM answers each type, learned from
+// (package recording): how real ARM answers each type, learned from
 // recordings, examples and the swagger. Where a type has no profile, the
 // swagger decides (LRO flags, final-state-via) as before.
 
 // defaultProfiles loads the generated profiles.
-func defaultProfiles() (*profile.Set, error) {
-	set, err := profile.Load(profiles.Files)
+func defaultProfiles() (*recording.ProfileSet, error) {
+	set, err := recording.LoadProfiles(profiles.Files)
 	if err != nil {
 		return nil, fmt.Errorf("fakearm: generated/profiles: %w", err)
 	}
@@ -30,14 +30,14 @@ func defaultProfiles() (*profile.Set, error) {
 }
 
 // profileOf returns the profile of a descriptor's type, or nil.
-func (s *Server) profileOf(d *descriptor.Descriptor) *profile.Type {
+func (s *Server) profileOf(d *descriptor.Descriptor) *recording.Profile {
 	return s.profiles.For(d.ARMType, d.APIVersion)
 }
 
 // answerFor returns the profile's answer to a verb, or nil when there is
 // no profile for it. created tells a PUT that creates from one that
 // updates.
-func (s *Server) answerFor(d *descriptor.Descriptor, verb string, created bool) *profile.Answer {
+func (s *Server) answerFor(d *descriptor.Descriptor, verb string, created bool) *recording.Answer {
 	p := s.profileOf(d)
 	if p == nil {
 		return nil
@@ -57,9 +57,9 @@ func (s *Server) answerFor(d *descriptor.Descriptor, verb string, created bool) 
 }
 
 // styleOf is the operation style of a long-running answer.
-func styleOf(a *profile.Answer) string {
+func styleOf(a *recording.Answer) string {
 	switch {
-	case a.AsyncOperation && a.Location == profile.LocationOperation:
+	case a.AsyncOperation && a.Location == recording.LocationOperation:
 		return styleBoth
 	case a.AsyncOperation:
 		return styleAsync
@@ -68,7 +68,7 @@ func styleOf(a *profile.Answer) string {
 }
 
 // profileError writes a profile's error, with ARM's error body.
-func profileError(w http.ResponseWriter, e *profile.Error, message, target string) {
+func profileError(w http.ResponseWriter, e *recording.Error, message, target string) {
 	if e.Gateway {
 		w.Header().Set("x-ms-failure-cause", "gateway")
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/recording"
 )
 
 // TestProfileAnswers checks that the emulator answers as the generated
@@ -117,7 +117,7 @@ func TestOperationURLsNameTheRegion(t *testing.T) {
 // TestNoProfiles: with an empty set, every type follows its swagger: a
 // key vault PUT is long-running again.
 func TestNoProfiles(t *testing.T) {
-	e := start(t, fakearm.StartOptions{Options: fakearm.Options{Profiles: profile.NewSet(nil)}})
+	e := start(t, fakearm.StartOptions{Options: fakearm.Options{Profiles: recording.NewProfileSet(nil)}})
 	e.resourceGroup()
 	resp := e.do(http.MethodPut, vault, kvAPI, map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-000000000002", "sku": map[string]any{"family": "A", "name": "standard"}}})
 	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Azure-AsyncOperation") == "" {

@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -380,7 +380,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, cr
 	s.render(res)
 	s.persist()
 	w.Header().Set("ETag", res.ETag)
-	if ans != nil && ans.Location == profile.LocationResource {
+	if ans != nil && ans.Location == recording.LocationResource {
 		w.Header().Set("Location", res.ID)
 	}
 	if op != nil {

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -33,9 +33,9 @@ type Options struct {
 	// Defaults to 10s; negative: only polls end operations.
 	LRODuration time.Duration
 	// Profiles are the behaviour profiles the emulator follows (package
-	// fakearm/profile). Defaults to the generated ones, generated/profiles;
+	// recording). Defaults to the generated ones, generated/profiles;
 	// an empty set makes every type follow its swagger alone.
-	Profiles *profile.Set
+	Profiles *recording.ProfileSet
 	// RetryAfter is the Retry-After of LRO responses. Defaults to 1s; a
 	// negative value sends Retry-After: 0.
 	RetryAfter time.Duration
@@ -166,7 +166,7 @@ type Server struct {
 
 	ad       directory     // Azure AD apps and issued tokens (aad.go)
 	regs     registrations // provider registrations (providers.go)
-	profiles *profile.Set
+	profiles *recording.ProfileSet
 }
 
 // New returns a Server for the resource types of descs.

@@ -1,4 +1,4 @@
-package cassette
+package recording
 
 import (
 	"fmt"
@@ -76,21 +76,21 @@ type rawResponse struct {
 	Code    int                 `json:"code"`
 }
 
-// Load reads and parses the cassette file at path.
-func Load(path string) (*Cassette, error) {
+// LoadCassette reads and parses the cassette file at path.
+func LoadCassette(path string) (*Cassette, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := Parse(data)
+	c, err := ParseCassette(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
 
-// Parse parses cassette YAML of format version 1 or 2.
-func Parse(data []byte) (*Cassette, error) {
+// ParseCassette parses cassette YAML of format version 1 or 2.
+func ParseCassette(data []byte) (*Cassette, error) {
 	var raw rawCassette
 	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("parsing cassette: %w", err)

@@ -1,4 +1,4 @@
-package cassette
+package recording
 
 import (
 	"crypto/sha1"
@@ -17,8 +17,8 @@ import (
 
 // Directories of real recordings, relative to this package.
 const (
-	recordingsDir       = "../../test/recordings"
-	sharedRecordingsDir = "../../../shared/recordings"
+	recordingsDir       = "../test/recordings"
+	sharedRecordingsDir = "../../shared/recordings"
 )
 
 func TestLoadTiny(t *testing.T) {
@@ -73,7 +73,7 @@ func TestLoadTiny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
-			c, err := Load(tt.file)
+			c, err := LoadCassette(tt.file)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -126,7 +126,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
-			c, err := Load(tt.file)
+			c, err := LoadCassette(tt.file)
 			if err == nil {
 				t.Fatalf("Load succeeded (%d interactions), want error containing %q", len(c.Interactions), tt.wantErr)
 			}
@@ -285,7 +285,7 @@ func TestRecordings(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := Parse(raw)
+				c, err := ParseCassette(raw)
 				if err != nil {
 					t.Fatal(err)
 				}

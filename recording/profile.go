@@ -1,4 +1,4 @@
-package profile
+package recording
 
 import (
 	"encoding/json"
@@ -20,17 +20,17 @@ const (
 	LocationResource = "resource"
 )
 
-// File is one generated file: the profiles of one provider's types.
-type File struct {
+// ProfileFile is one generated file: the profiles of one provider's types.
+type ProfileFile struct {
 	// Provider is the resource provider namespace, e.g. Microsoft.Storage.
 	Provider string `json:"provider"`
 	// Types are the profiles, sorted by ARM type and api-version.
-	Types []Type `json:"types"`
+	Types []Profile `json:"types"`
 }
 
-// Type is the behaviour of one ARM type at one api-version. A nil field
+// Profile is the behaviour of one ARM type at one api-version. A nil field
 // means nothing is known: the emulator then follows the swagger.
-type Type struct {
+type Profile struct {
 	ARMType    string `json:"armType"`
 	APIVersion string `json:"apiVersion"`
 	// Create answers a PUT of a resource that does not exist.
@@ -170,15 +170,15 @@ type Default struct {
 	Source string `json:"source"`
 }
 
-// Set is the profiles of many types.
-type Set struct {
-	byKey  map[string]*Type
-	byType map[string][]*Type
+// ProfileSet is the profiles of many types.
+type ProfileSet struct {
+	byKey  map[string]*Profile
+	byType map[string][]*Profile
 }
 
-// NewSet indexes profiles.
-func NewSet(types []Type) *Set {
-	s := &Set{byKey: map[string]*Type{}, byType: map[string][]*Type{}}
+// NewProfileSet indexes profiles.
+func NewProfileSet(types []Profile) *ProfileSet {
+	s := &ProfileSet{byKey: map[string]*Profile{}, byType: map[string][]*Profile{}}
 	for i := range types {
 		t := &types[i]
 		s.byKey[key(t.ARMType, t.APIVersion)] = t
@@ -186,7 +186,7 @@ func NewSet(types []Type) *Set {
 		s.byType[lt] = append(s.byType[lt], t)
 	}
 	for _, ts := range s.byType {
-		slices.SortFunc(ts, func(a, b *Type) int { return strings.Compare(a.APIVersion, b.APIVersion) })
+		slices.SortFunc(ts, func(a, b *Profile) int { return strings.Compare(a.APIVersion, b.APIVersion) })
 	}
 	return s
 }
@@ -194,8 +194,8 @@ func NewSet(types []Type) *Set {
 func key(armType, apiVersion string) string { return strings.ToLower(armType) + " " + apiVersion }
 
 // For returns the profile of a type at an api-version: that version's, else
-// the newest of the type, else nil. A nil *Set has none.
-func (s *Set) For(armType, apiVersion string) *Type {
+// the newest of the type, else nil. A nil *ProfileSet has none.
+func (s *ProfileSet) For(armType, apiVersion string) *Profile {
 	if s == nil {
 		return nil
 	}
@@ -209,23 +209,23 @@ func (s *Set) For(armType, apiVersion string) *Type {
 }
 
 // Types returns every profile, sorted by ARM type and api-version.
-func (s *Set) Types() []*Type {
+func (s *ProfileSet) Types() []*Profile {
 	if s == nil {
 		return nil
 	}
-	out := make([]*Type, 0, len(s.byKey))
+	out := make([]*Profile, 0, len(s.byKey))
 	for _, t := range s.byKey {
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b *Type) int {
+	slices.SortFunc(out, func(a, b *Profile) int {
 		return strings.Compare(key(a.ARMType, a.APIVersion), key(b.ARMType, b.APIVersion))
 	})
 	return out
 }
 
-// Parse reads one profile file.
-func Parse(data []byte) (*File, error) {
-	var f File
+// ParseProfile reads one profile file.
+func ParseProfile(data []byte) (*ProfileFile, error) {
+	var f ProfileFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func Parse(data []byte) (*File, error) {
 }
 
 // Marshal writes one profile file, after header comment lines.
-func (f *File) Marshal(header string) ([]byte, error) {
+func (f *ProfileFile) Marshal(header string) ([]byte, error) {
 	b, err := yaml.Marshal(f)
 	if err != nil {
 		return nil, err
@@ -241,23 +241,23 @@ func (f *File) Marshal(header string) ([]byte, error) {
 	return append([]byte(header), b...), nil
 }
 
-// Load reads every *.yaml file of a folder.
-func Load(fsys fs.FS) (*Set, error) {
+// LoadProfiles reads every *.yaml file of a folder.
+func LoadProfiles(fsys fs.FS) (*ProfileSet, error) {
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
-	var all []Type
+	var all []Profile
 	for _, n := range names {
 		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
-		f, err := Parse(b)
+		f, err := ParseProfile(b)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", path.Base(n), err)
 		}
 		all = append(all, f.Types...)
 	}
-	return NewSet(all), nil
+	return NewProfileSet(all), nil
 }

@@ -1,4 +1,4 @@
-package profile_test
+package recording_test
 
 import (
 	"testing"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generated/profiles"
+	"github.com/armature-dev/armature/recording"
 )
 
 const sample = `# a comment
@@ -26,7 +26,7 @@ types:
 `
 
 func TestLoadAndFor(t *testing.T) {
-	set, err := profile.Load(fstest.MapFS{"microsoft.contoso.yaml": {Data: []byte(sample)}})
+	set, err := recording.LoadProfiles(fstest.MapFS{"microsoft.contoso.yaml": {Data: []byte(sample)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +60,14 @@ func TestLoadAndFor(t *testing.T) {
 	if diff := cmp.Diff(`"blue"`, string(old.Defaults[0].Value)); diff != "" {
 		t.Errorf("default value (-want +got):\n%s", diff)
 	}
-	var none *profile.Set
+	var none *recording.ProfileSet
 	if none.For("Microsoft.Contoso/widgets", "2024-01-01") != nil {
 		t.Error("a nil set has no profiles")
 	}
 }
 
 func TestParseIsStrict(t *testing.T) {
-	if _, err := profile.Parse([]byte("provider: X\ntypes:\n- armType: A\n  creat: {status: 201}\n")); err == nil {
+	if _, err := recording.ParseProfile([]byte("provider: X\ntypes:\n- armType: A\n  creat: {status: 201}\n")); err == nil {
 		t.Error("an unknown key must be an error, so a typo in a profile is noticed")
 	}
 }
@@ -76,43 +76,45 @@ func TestParseIsStrict(t *testing.T) {
 // recordings in test/recordings show is in them (SOURCES.md lists these
 // behaviours).
 func TestGenerated(t *testing.T) {
-	set, err := profile.Load(profiles.Files)
+	set, err := recording.LoadProfiles(profiles.Files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	type want struct {
 		armType string
-		check   func(*profile.Type) bool
+		check   func(*recording.Profile) bool
 	}
 	cases := map[string]want{
-		"KeyVaultPUTIsSynchronous": {"Microsoft.KeyVault/vaults", func(p *profile.Type) bool { return p.Create.Status == 200 && !p.Create.LongRunning() }},
-		"StorageAccountCreateIsLocationStyle": {"Microsoft.Storage/storageAccounts", func(p *profile.Type) bool {
-			return p.Create.Status == 202 && p.Create.Location == profile.LocationOperation && !p.Create.AsyncOperation && p.Create.EmptyBody
+		"KeyVaultPUTIsSynchronous": {"Microsoft.KeyVault/vaults", func(p *recording.Profile) bool { return p.Create.Status == 200 && !p.Create.LongRunning() }},
+		"StorageAccountCreateIsLocationStyle": {"Microsoft.Storage/storageAccounts", func(p *recording.Profile) bool {
+			return p.Create.Status == 202 && p.Create.Location == recording.LocationOperation && !p.Create.AsyncOperation && p.Create.EmptyBody
 		}},
-		"StorageAccountDeleteIsSynchronous": {"Microsoft.Storage/storageAccounts", func(p *profile.Type) bool { return p.Delete.Status == 200 && !p.Delete.LongRunning() }},
-		"StorageAccountDeleteMissingIs204":  {"Microsoft.Storage/storageAccounts", func(p *profile.Type) bool { return p.DeleteMissing.Status == 204 }},
-		"StorageAccountNameRuleIsEnforced":  {"Microsoft.Storage/storageAccounts", func(p *profile.Type) bool { return p.Name.Error != nil && p.Name.Error.Code == "AccountNameInvalid" }},
-		"IdentityCreateNamesItself": {"Microsoft.ManagedIdentity/userAssignedIdentities", func(p *profile.Type) bool {
-			return p.Create.Status == 201 && p.Create.Location == profile.LocationResource
+		"StorageAccountDeleteIsSynchronous": {"Microsoft.Storage/storageAccounts", func(p *recording.Profile) bool { return p.Delete.Status == 200 && !p.Delete.LongRunning() }},
+		"StorageAccountDeleteMissingIs204":  {"Microsoft.Storage/storageAccounts", func(p *recording.Profile) bool { return p.DeleteMissing.Status == 204 }},
+		"StorageAccountNameRuleIsEnforced": {"Microsoft.Storage/storageAccounts", func(p *recording.Profile) bool {
+			return p.Name.Error != nil && p.Name.Error.Code == "AccountNameInvalid"
 		}},
-		"QueueNotFound":            {"Microsoft.Storage/storageAccounts/queueServices/queues", func(p *profile.Type) bool { return p.NotFound.Code == "QueueNotFound" && !p.NotFound.Gateway }},
-		"QueueDeleteIs204":         {"Microsoft.Storage/storageAccounts/queueServices/queues", func(p *profile.Type) bool { return p.Delete.Status == 204 }},
-		"ContainerNotFound":        {"Microsoft.Storage/storageAccounts/blobServices/containers", func(p *profile.Type) bool { return p.NotFound.Code == "ContainerNotFound" }},
-		"ManagementPolicyNotFound": {"Microsoft.Storage/storageAccounts/managementPolicies", func(p *profile.Type) bool { return p.NotFound.Code == "ManagementPolicyNotFound" }},
-		"ResourceGroupDeleteIsLocationStyle": {"Microsoft.Resources/resourceGroups", func(p *profile.Type) bool {
-			return p.Delete.Status == 202 && p.Delete.Location == profile.LocationOperation
+		"IdentityCreateNamesItself": {"Microsoft.ManagedIdentity/userAssignedIdentities", func(p *recording.Profile) bool {
+			return p.Create.Status == 201 && p.Create.Location == recording.LocationResource
 		}},
-		"ResourceGroupLocations": {"Microsoft.Resources/resourceGroups", func(p *profile.Type) bool {
+		"QueueNotFound":            {"Microsoft.Storage/storageAccounts/queueServices/queues", func(p *recording.Profile) bool { return p.NotFound.Code == "QueueNotFound" && !p.NotFound.Gateway }},
+		"QueueDeleteIs204":         {"Microsoft.Storage/storageAccounts/queueServices/queues", func(p *recording.Profile) bool { return p.Delete.Status == 204 }},
+		"ContainerNotFound":        {"Microsoft.Storage/storageAccounts/blobServices/containers", func(p *recording.Profile) bool { return p.NotFound.Code == "ContainerNotFound" }},
+		"ManagementPolicyNotFound": {"Microsoft.Storage/storageAccounts/managementPolicies", func(p *recording.Profile) bool { return p.NotFound.Code == "ManagementPolicyNotFound" }},
+		"ResourceGroupDeleteIsLocationStyle": {"Microsoft.Resources/resourceGroups", func(p *recording.Profile) bool {
+			return p.Delete.Status == 202 && p.Delete.Location == recording.LocationOperation
+		}},
+		"ResourceGroupLocations": {"Microsoft.Resources/resourceGroups", func(p *recording.Profile) bool {
 			return p.Locations != nil && p.Locations.Error.Code == "LocationNotAvailableForResourceGroup"
 		}},
-		"ResourceGroupBeingDeleted": {"Microsoft.Resources/resourceGroups", func(p *profile.Type) bool {
+		"ResourceGroupBeingDeleted": {"Microsoft.Resources/resourceGroups", func(p *recording.Profile) bool {
 			return p.BeingDeleted != nil && p.BeingDeleted.Code == "ResourceGroupBeingDeleted"
 		}},
-		"RedisLinkedServerDeleteIs204": {"Microsoft.Cache/redis/linkedServers", func(p *profile.Type) bool { return p.Delete.Status == 204 && !p.Delete.LongRunning() }},
-		"RedisDeleteIsLocationOnly": {"Microsoft.Cache/redis", func(p *profile.Type) bool {
-			return p.Delete.Location == profile.LocationOperation && !p.Delete.AsyncOperation
+		"RedisLinkedServerDeleteIs204": {"Microsoft.Cache/redis/linkedServers", func(p *recording.Profile) bool { return p.Delete.Status == 204 && !p.Delete.LongRunning() }},
+		"RedisDeleteIsLocationOnly": {"Microsoft.Cache/redis", func(p *recording.Profile) bool {
+			return p.Delete.Location == recording.LocationOperation && !p.Delete.AsyncOperation
 		}},
-		"StorageAccountDefaultsFromRecordings": {"Microsoft.Storage/storageAccounts", func(p *profile.Type) bool { return hasDefault(p, "properties.encryption") }},
+		"StorageAccountDefaultsFromRecordings": {"Microsoft.Storage/storageAccounts", func(p *recording.Profile) bool { return hasDefault(p, "properties.encryption") }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -133,7 +135,7 @@ func TestGenerated(t *testing.T) {
 	}
 }
 
-func hasDefault(p *profile.Type, path string) bool {
+func hasDefault(p *recording.Profile, path string) bool {
 	for _, d := range p.Defaults {
 		if d.Path == path {
 			return true

@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/fakearm/conformance"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/recording"
 )
 
 const base = "https://management.azure.com/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/acct01"
@@ -36,7 +36,7 @@ func interaction(method, url string, code int, headers ...string) string {
 func TestSteps(t *testing.T) {
 	op := "https://management.azure.com/subscriptions/00000000-0000-0000-0000-000000000000/providers/Microsoft.Storage/locations/westus2/asyncoperations/1?monitor=true&api-version=2021-04-01"
 	q := "?api-version=2021-04-01"
-	c, err := cassette.Parse([]byte("version: 1\ninteractions:\n" +
+	c, err := recording.ParseCassette([]byte("version: 1\ninteractions:\n" +
 		interaction("PUT", base+q, 202, "Location", op) + // 0: the create
 		interaction("GET", op, 202, "Location", op) + // 1: its polls…
 		interaction("GET", base+q, 200) + // 2: a read between the polls

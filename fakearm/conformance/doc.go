@@ -1,5 +1,5 @@
 // Package conformance measures the emulator against real ARM: it replays
-// recorded ARM traffic (go-vcr cassettes, read by fakearm/cassette) against
+// recorded ARM traffic (go-vcr cassettes, read by package recording) against
 // a fresh emulator per recording and compares the answers. `fakearm
 // conformance` and `make conformance` print its report; docs/conformance.md
 // explains the figures.

@@ -11,12 +11,12 @@ import (
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/fakearm/conformance"
-	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/generator"
 	"github.com/armature-dev/armature/generator/config"
 	"github.com/armature-dev/armature/generator/model"
 	genprofile "github.com/armature-dev/armature/generator/profile"
+	"github.com/armature-dev/armature/recording"
 )
 
 // TestHeldOut measures what TestRecordings cannot: the profiles learn from
@@ -57,18 +57,18 @@ func TestHeldOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var types []profile.Type
+		var types []recording.Profile
 		for name, b := range files {
 			if !strings.HasSuffix(name, ".yaml") {
 				continue
 			}
-			f, err := profile.Parse(b)
+			f, err := recording.ParseProfile(b)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			types = append(types, f.Types...)
 		}
-		set := profile.NewSet(types)
+		set := recording.NewProfileSet(types)
 		em, err := fakearm.New(descs, fakearm.Options{RetryAfter: -1, Profiles: set})
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -89,7 +89,7 @@ type Report struct {
 func Run(files []string, opts Options) (*Report, error) {
 	rep := &Report{}
 	for _, f := range files {
-		c, err := cassette.Load(f)
+		c, err := recording.LoadCassette(f)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func Run(files []string, opts Options) (*Report, error) {
 type replayer struct {
 	opts Options
 	h    http.Handler
-	c    *cassette.Cassette
+	c    *recording.Cassette
 	// ops are, by mutation step, the final answers of the emulator's
 	// operation by header (azure-async-operation, location).
 	ops map[int]map[string]Answer
@@ -131,7 +131,7 @@ type deferredOp struct {
 }
 
 // Replay replays one cassette against an emulator.
-func Replay(name string, c *cassette.Cassette, h http.Handler, opts Options) Recording {
+func Replay(name string, c *recording.Cassette, h http.Handler, opts Options) Recording {
 	if opts.MaxPolls <= 0 {
 		opts.MaxPolls = 100
 	}

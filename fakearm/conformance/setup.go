@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/recording"
 )
 
 // setup is state a recording implies existed before it started.
@@ -25,7 +25,7 @@ type setup struct {
 //     ResourceGroupBeingDeleted: it existed and was being deleted.
 //
 // The replay creates them before the step, without comparing.
-func setupsOf(c *cassette.Cassette, steps []Step) map[int]setup {
+func setupsOf(c *recording.Cassette, steps []Step) map[int]setup {
 	out := map[int]setup{}
 	created := map[string]bool{}
 	touched := map[string]bool{}

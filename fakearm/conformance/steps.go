@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/recording"
 )
 
 // Kind is what a step of a replay is.
@@ -64,7 +64,7 @@ type Step struct {
 //     between;
 //   - consecutive GETs of the same URL otherwise form one Read step (any
 //     other interaction in between ends the run).
-func Steps(c *cassette.Cassette) []Step {
+func Steps(c *recording.Cassette) []Step {
 	type opKey struct {
 		of  int
 		via string
@@ -117,7 +117,7 @@ func Steps(c *cassette.Cassette) []Step {
 
 // sameURL reports whether an interaction requests the URL of the step's
 // last interaction.
-func (s Step) sameURL(c *cassette.Cassette, it cassette.Interaction) bool {
+func (s Step) sameURL(c *recording.Cassette, it recording.Interaction) bool {
 	last := c.Interactions[s.Interactions[len(s.Interactions)-1]]
 	return strings.EqualFold(last.Request.URL, it.Request.URL)
 }

@@ -53,6 +53,8 @@ func descriptorFile(p *model.Package, importPath string) *jen.File {
 	return f
 }
 
+// descriptorValues are the fields of k's runtime/descriptor.Descriptor
+// literal; fields at their zero value are left out.
 func descriptorValues(k *model.Kind) jen.Dict {
 	r := k.Resource
 	d := jen.Dict{
@@ -75,6 +77,19 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if put := r.Ops["PUT"]; put != nil && put.Body == nil {
 		d[jen.Id("PutWithoutBody")] = jen.True()
 	}
+	nameValues(d, r)
+	ownerValues(d, k)
+	if lro := longRunning(r); lro != nil {
+		d[jen.Id("LongRunning")] = lro
+	}
+	d[jen.Id("Properties")] = properties(k.Table.Entries)
+	pathValues(d, k)
+	return d
+}
+
+// nameValues adds the name's parameter and constraints, or the singleton
+// name, to d.
+func nameValues(d jen.Dict, r *tree.Resource) {
 	if r.NameParam != "" {
 		d[jen.Id("NameParameter")] = jen.Lit(r.NameParam)
 	}
@@ -92,26 +107,41 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if r.Singleton != "" {
 		d[jen.Id("Singleton")] = jen.Lit(r.Singleton)
 	}
-	if r.Owner != "" {
+}
+
+// ownerValues adds the owner's ARM type and kind to d.
+func ownerValues(d jen.Dict, k *model.Kind) {
+	if r := k.Resource; r.Owner != "" {
 		d[jen.Id("OwnerARMType")] = jen.Lit(r.Owner)
 	}
 	if k.Owner != nil {
 		d[jen.Id("OwnerGroup")] = jen.Lit(k.Owner.Package.Group)
 		d[jen.Id("OwnerKind")] = jen.Lit(k.Owner.Name)
 	}
-	if lro := r.LongRunning(); len(lro) > 0 {
-		d[jen.Id("LongRunning")] = jen.Index().Qual(pathDescriptors, "LRO").ValuesFunc(func(g *jen.Group) {
-			for _, v := range lro {
-				vals := jen.Dict{jen.Id("Verb"): jen.Lit(v)}
-				if fsv := r.Ops[v].FinalStateVia; fsv != "" {
-					vals[jen.Id("FinalStateVia")] = jen.Lit(fsv)
-				}
-				g.Values(vals)
-			}
-		})
+}
+
+// longRunning is the LongRunning literal of r's long-running verbs, nil
+// when there are none.
+func longRunning(r *tree.Resource) jen.Code {
+	lro := r.LongRunning()
+	if len(lro) == 0 {
+		return nil
 	}
-	d[jen.Id("Properties")] = jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
-		for _, e := range tableEntries(k.Table.Entries) {
+	return jen.Index().Qual(pathDescriptors, "LRO").ValuesFunc(func(g *jen.Group) {
+		for _, v := range lro {
+			vals := jen.Dict{jen.Id("Verb"): jen.Lit(v)}
+			if fsv := r.Ops[v].FinalStateVia; fsv != "" {
+				vals[jen.Id("FinalStateVia")] = jen.Lit(fsv)
+			}
+			g.Values(vals)
+		}
+	})
+}
+
+// properties is the Properties literal of a kind's property table.
+func properties(entries []classify.Entry) jen.Code {
+	return jen.Index().Qual(pathDescriptors, "Property").ValuesFunc(func(g *jen.Group) {
+		for _, e := range tableEntries(entries) {
 			vals := jen.Dict{
 				jen.Id("Path"):  pathLit(e.Path),
 				jen.Id("Class"): jen.Qual(pathDescriptors, classConst[string(e.Class)]),
@@ -122,10 +152,17 @@ func descriptorValues(k *model.Kind) jen.Dict {
 			}
 			g.Line().Values(vals)
 		}
-		if len(k.Table.Entries) > 0 {
+		if len(entries) > 0 {
 			g.Line()
 		}
 	})
+}
+
+// pathValues adds to d what the runtime finds at paths of the body or of
+// the resource: secret paths, list paths, actions, server defaults, status
+// GETs and embedded children.
+func pathValues(d jen.Dict, k *model.Kind) {
+	r := k.Resource
 	if len(k.SecretPaths) > 0 {
 		d[jen.Id("SecretPaths")] = jen.Index().Qual(pathDescriptors, "Path").ValuesFunc(func(g *jen.Group) {
 			for _, p := range k.SecretPaths {
@@ -158,7 +195,6 @@ func descriptorValues(k *model.Kind) jen.Dict {
 			g.Line()
 		})
 	}
-	return d
 }
 
 func actions(as []*tree.Action) jen.Code {

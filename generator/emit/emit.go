@@ -84,106 +84,36 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
-	out, err := filepath.Abs(opts.OutDir)
+	l, err := newLayout(opts.OutDir)
 	if err != nil {
 		return nil, err
 	}
-	modRoot, modPath, err := goModule(out)
-	if err != nil {
-		return nil, err
+	if l.staged {
+		defer os.RemoveAll(l.stage)
 	}
-	stage := out
-	if !within(modRoot, out) {
-		stage = filepath.Join(modRoot, "bin", fmt.Sprintf("armature-stage-%d", os.Getpid()))
-		defer os.RemoveAll(stage)
-	}
-	rel, err := filepath.Rel(modRoot, stage)
-	if err != nil {
-		return nil, err
-	}
-	importBase := path.Join(modPath, filepath.ToSlash(rel))
 	res := &Result{}
 
 	// 1. Go types and descriptors.
 	t0 := time.Now()
 	progress(fmt.Sprintf("writing Go for %d packages", len(m.Packages)))
-	files := map[string][]byte{}
-	byImport := map[string]string{} // import path → folder relative to out
-	for _, p := range m.Packages {
-		dir := path.Join("apis", p.Short, p.Version)
-		imp := path.Join(importBase, dir)
-		byImport[imp] = dir
-		gf, err := goFiles(p, imp)
-		if err != nil {
-			return nil, err
-		}
-		for name, b := range gf {
-			files[path.Join(dir, name)] = b
-		}
+	files, byImport, err := goPackages(m, l.importBase)
+	if err != nil {
+		return nil, err
 	}
 	res.Timings.Go = time.Since(t0)
 
 	// 2. controller-tools compiles them, so they must be on disk.
-	t0 = time.Now()
-	// The previous deepcopy files stay until they are replaced: type errors
-	// they may cause are ignored by controller-tools, and keeping them avoids
-	// rewriting unchanged files.
-	if err := syncDir(stage, files, []string{"apis"}, res, keepDeepCopy); err != nil {
+	if err := compile(m, l, files, byImport, opts.Descriptions, progress, res); err != nil {
 		return nil, err
-	}
-	res.Timings.Write += time.Since(t0)
-	if len(m.Packages) > 0 {
-		t0 = time.Now()
-		progress("running controller-tools (deepcopy, CRDs)")
-		tools, err := runControllerTools(modRoot, "./"+filepath.ToSlash(filepath.Join(rel, "apis"))+"/...")
-		if err != nil {
-			return nil, err
-		}
-		res.Timings.ControllerTools = time.Since(t0)
-		for imp, b := range tools.DeepCopy {
-			dir, ok := byImport[imp]
-			if !ok {
-				return nil, fmt.Errorf("controller-tools wrote deepcopy for unexpected package %s", imp)
-			}
-			files[path.Join(dir, "zz_generated.deepcopy.go")] = b
-		}
-		t0 = time.Now()
-		for name, raw := range tools.CRDs {
-			b, note, err := finishCRD(name, raw, opts.Descriptions)
-			if err != nil {
-				// One CRD that cannot be made to fit leaves out that CRD
-				// only: the rest of the output is still written.
-				res.Problems = append(res.Problems, &CRDError{File: name, Err: err})
-				continue
-			}
-			if note != "" {
-				res.Notes = append(res.Notes, note)
-			}
-			files[path.Join("crds", name)] = b
-		}
-		res.Timings.CRDs = time.Since(t0)
 	}
 
 	// The registry imports the packages by their final import path.
 	finalBase := opts.ImportPath
-	if finalBase == "" && stage == out {
-		finalBase = importBase
+	if finalBase == "" && !l.staged {
+		finalBase = l.importBase
 	}
-	if len(m.Packages) > 0 && finalBase != "" {
-		b, err := registryFile(m, finalBase)
-		if err != nil {
-			return nil, err
-		}
-		files["apis/registry.go"] = b
-		for _, p := range m.Packages {
-			if b, ok, err := conversionTestFile(p, finalBase); err != nil {
-				return nil, err
-			} else if ok {
-				files[path.Join("apis", p.Short, p.Version, "zz_generated_conversion_test.go")] = b
-			}
-		}
-	} else if len(m.Packages) > 0 {
-		res.Notes = append(res.Notes, "apis/registry.go not written: the output folder is in no Go module; pass --import-path")
+	if err := registryFiles(m, finalBase, files, res); err != nil {
+		return nil, err
 	}
 
 	// 3. Docs.
@@ -198,9 +128,149 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 	res.Timings.Docs = time.Since(t0)
 
 	// 4. Everything to the output folder.
+	return writeOut(l.out, files, opts.Extra, res)
+}
+
+// layout is where Emit writes: the output folder, and the staging folder
+// the Go code is compiled in (the output folder itself when it is inside
+// the Go module; else a folder below the module's bin/, removed at the
+// end).
+type layout struct {
+	// out is the absolute output folder.
+	out string
+	// modRoot is the root folder of the Go module that compiles the code.
+	modRoot string
+	// stage is the folder the Go code is compiled in; staged says it is
+	// not out.
+	stage  string
+	staged bool
+	// rel is stage relative to modRoot, importBase its import path.
+	rel, importBase string
+}
+
+func newLayout(outDir string) (layout, error) {
+	out, err := filepath.Abs(outDir)
+	if err != nil {
+		return layout{}, err
+	}
+	modRoot, modPath, err := goModule(out)
+	if err != nil {
+		return layout{}, err
+	}
+	l := layout{out: out, modRoot: modRoot, stage: out}
+	if !within(modRoot, out) {
+		l.stage = filepath.Join(modRoot, "bin", fmt.Sprintf("armature-stage-%d", os.Getpid()))
+		l.staged = true
+	}
+	if l.rel, err = filepath.Rel(modRoot, l.stage); err != nil {
+		return layout{}, err
+	}
+	l.importBase = path.Join(modPath, filepath.ToSlash(l.rel))
+	return l, nil
+}
+
+// goPackages are the Go files of m's packages by slash path relative to
+// the output folder, and the folder of each package by its import path
+// below importBase.
+func goPackages(m *model.Model, importBase string) (files map[string][]byte, byImport map[string]string, err error) {
+	files = map[string][]byte{}
+	byImport = map[string]string{} // import path → folder relative to out
+	for _, p := range m.Packages {
+		dir := path.Join("apis", p.Short, p.Version)
+		imp := path.Join(importBase, dir)
+		byImport[imp] = dir
+		gf, err := goFiles(p, imp)
+		if err != nil {
+			return nil, nil, err
+		}
+		for name, b := range gf {
+			files[path.Join(dir, name)] = b
+		}
+	}
+	return files, byImport, nil
+}
+
+// compile writes the Go files to the staging folder and runs
+// controller-tools over them; the deepcopy files and the finished CRDs
+// (finishCRD) join files. A CRD that cannot be made to fit is a problem of
+// res, not an error.
+func compile(m *model.Model, l layout, files map[string][]byte, byImport map[string]string, descriptions Descriptions, progress func(string), res *Result) error {
+	t0 := time.Now()
+	// The previous deepcopy files stay until they are replaced: type errors
+	// they may cause are ignored by controller-tools, and keeping them avoids
+	// rewriting unchanged files.
+	if err := syncDir(l.stage, files, []string{"apis"}, res, keepDeepCopy); err != nil {
+		return err
+	}
+	res.Timings.Write += time.Since(t0)
+	if len(m.Packages) == 0 {
+		return nil
+	}
 	t0 = time.Now()
+	progress("running controller-tools (deepcopy, CRDs)")
+	tools, err := runControllerTools(l.modRoot, "./"+filepath.ToSlash(filepath.Join(l.rel, "apis"))+"/...")
+	if err != nil {
+		return err
+	}
+	res.Timings.ControllerTools = time.Since(t0)
+	for imp, b := range tools.DeepCopy {
+		dir, ok := byImport[imp]
+		if !ok {
+			return fmt.Errorf("controller-tools wrote deepcopy for unexpected package %s", imp)
+		}
+		files[path.Join(dir, "zz_generated.deepcopy.go")] = b
+	}
+	t0 = time.Now()
+	for name, raw := range tools.CRDs {
+		b, note, err := finishCRD(name, raw, descriptions)
+		if err != nil {
+			// One CRD that cannot be made to fit leaves out that CRD
+			// only: the rest of the output is still written.
+			res.Problems = append(res.Problems, &CRDError{File: name, Err: err})
+			continue
+		}
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		files[path.Join("crds", name)] = b
+	}
+	res.Timings.CRDs = time.Since(t0)
+	return nil
+}
+
+// registryFiles adds apis/registry.go and the packages' conversion tests,
+// which import the packages by their final import path finalBase; without
+// one (an output folder in no module), a note says so.
+func registryFiles(m *model.Model, finalBase string, files map[string][]byte, res *Result) error {
+	if len(m.Packages) == 0 {
+		return nil
+	}
+	if finalBase == "" {
+		res.Notes = append(res.Notes, "apis/registry.go not written: the output folder is in no Go module; pass --import-path")
+		return nil
+	}
+	b, err := registryFile(m, finalBase)
+	if err != nil {
+		return err
+	}
+	files["apis/registry.go"] = b
+	for _, p := range m.Packages {
+		if b, ok, err := conversionTestFile(p, finalBase); err != nil {
+			return err
+		} else if ok {
+			files[path.Join("apis", p.Short, p.Version, "zz_generated_conversion_test.go")] = b
+		}
+	}
+	return nil
+}
+
+// writeOut writes files and extra to out: the owned folders and the top
+// folders of extra are synced (syncDir). The result keeps res's notes and
+// timings; its counts are of this write only.
+func writeOut(out string, files, extra map[string][]byte, res *Result) (*Result, error) {
+	t0 := time.Now()
 	dirs := append([]string(nil), owned...)
-	for name, b := range opts.Extra {
+	for name, b := range extra {
 		files[name] = b
 		top, _, _ := strings.Cut(name, "/")
 		if !contains(dirs, top) {

@@ -1,7 +1,7 @@
 // Package profile is the generator step that learns the behaviour profile
 // of every generated resource type: how real ARM answers it, where the
 // swagger says nothing or says it wrong (the types are in package
-// fakearm/profile). Generate writes one YAML file per provider to
+// recording, which fakearm reads too). Generate writes one YAML file per provider to
 // generated/profiles, plus profiles.go that embeds them; fakearm applies
 // them, `make verify` checks they are current, and `fakearm conformance`
 // measures the result against the recordings.

@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/model"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -47,7 +47,7 @@ func Learn(m *model.Model, opts Options) (map[string][]byte, []string, error) {
 	}
 	ev := gather(opts.Recordings, matcher)
 	l := &learner{root: opts.SpecRoot}
-	byProvider := map[string][]profile.Type{}
+	byProvider := map[string][]recording.Profile{}
 	for _, k := range kinds {
 		t := l.learn(k, ev[strings.ToLower(k.Resource.ARMType)])
 		byProvider[k.Resource.Provider] = append(byProvider[k.Resource.Provider], t)
@@ -61,7 +61,7 @@ func Learn(m *model.Model, opts Options) (map[string][]byte, []string, error) {
 			}
 			return types[i].APIVersion < types[j].APIVersion
 		})
-		f := profile.File{Provider: prov, Types: types}
+		f := recording.ProfileFile{Provider: prov, Types: types}
 		b, err := f.Marshal(fileHeader(opts.Header, prov, opts.Recordings))
 		if err != nil {
 			return nil, nil, fmt.Errorf("profile of %s: %w", prov, err)
@@ -85,6 +85,9 @@ func fileHeader(header, provider string, recs []Recording) string {
 `, header, provider, len(recs))
 }
 
+// embedGo is profiles.go. It still names package fakearm/profile, where
+// the format lived before package recording: changing the text would
+// change the committed generated/profiles, which only a regeneration may.
 const embedGo = `// Package profiles holds the behaviour profiles of the generated resource
 // types, one YAML file per provider (see package fakearm/profile).
 package profiles
@@ -105,12 +108,12 @@ type learner struct {
 
 // learn builds the profile of one kind: recorded answers first, then what
 // the examples and the swagger say, then the rules.
-func (l *learner) learn(k *model.Kind, ev *evidence) profile.Type {
+func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	r := k.Resource
 	if ev == nil {
 		ev = &evidence{answers: map[string][]seen{}}
 	}
-	t := profile.Type{ARMType: r.ARMType, APIVersion: r.APIVersion}
+	t := recording.Profile{ARMType: r.ARMType, APIVersion: r.APIVersion}
 	put, del, patch := r.Ops[http.MethodPut], r.Ops[http.MethodDelete], r.Ops[http.MethodPatch]
 	if put != nil {
 		codes := l.exampleCodes(put)
@@ -142,11 +145,11 @@ func (l *learner) learn(k *model.Kind, ev *evidence) profile.Type {
 
 // operationShape is what recorded finished operation statuses carry
 // besides ARM's status, name, id and times, or nil.
-func operationShape(ops []seen) *profile.Operation {
+func operationShape(ops []seen) *recording.Operation {
 	if len(ops) == 0 {
 		return nil
 	}
-	o := &profile.Operation{}
+	o := &recording.Operation{}
 	var where []string
 	members := map[string]json.RawMessage{}
 	for _, s := range ops {
@@ -178,7 +181,7 @@ func operationShape(ops []seen) *profile.Operation {
 		return nil
 	}
 	for _, k := range slices.Sorted(maps.Keys(members)) {
-		o.Members = append(o.Members, profile.Member{Path: k, Value: members[k], Source: "recorded"})
+		o.Members = append(o.Members, recording.Member{Path: k, Value: members[k], Source: "recorded"})
 	}
 	slices.Sort(where)
 	o.Source = recorded(slices.Compact(where))
@@ -187,12 +190,12 @@ func operationShape(ops []seen) *profile.Operation {
 
 // pickBlocked is the refusal of a DELETE while children exist that most
 // recordings show, or nil.
-func pickBlocked(obs []seen) *profile.Blocked {
+func pickBlocked(obs []seen) *recording.Blocked {
 	if len(obs) == 0 {
 		return nil
 	}
 	e := pickError(obs)
-	b := &profile.Blocked{Error: profile.Error{Status: e.Status, Code: e.Code, Gateway: e.Gateway}, Source: e.Source}
+	b := &recording.Blocked{Error: recording.Error{Status: e.Status, Code: e.Code, Gateway: e.Gateway}, Source: e.Source}
 	for _, o := range obs {
 		for _, c := range o.children {
 			if !slices.Contains(b.Children, c) {
@@ -211,7 +214,7 @@ func pickBlocked(obs []seen) *profile.Blocked {
 // wins), and writeOnly or secret members ARM answers anyway — echoing the
 // request when the answer starts with what the request sent, else masked
 // with the recorded constant.
-func answered(t *classify.Table, gets []seen, singleton bool) []profile.Member {
+func answered(t *classify.Table, gets []seen, singleton bool) []recording.Member {
 	found := tally{}
 	for _, g := range gets {
 		members(g, func(path descriptor.Path, v, sent any, _ bool) {
@@ -234,15 +237,15 @@ func answered(t *classify.Table, gets []seen, singleton bool) []profile.Member {
 			found.add(path.String(), templated(v, g.path, singleton), g.where)
 		})
 	}
-	var out []profile.Member
+	var out []recording.Member
 	for _, key := range slices.Sorted(maps.Keys(found)) {
 		vs := found[key]
 		value, where := vs.best()
 		if len(vs.echoes) >= len(where) {
-			out = append(out, profile.Member{Path: key, Echo: true, Source: recorded(vs.echoes)})
+			out = append(out, recording.Member{Path: key, Echo: true, Source: recorded(vs.echoes)})
 			continue
 		}
-		out = append(out, profile.Member{Path: key, Value: value, Source: recorded(where)})
+		out = append(out, recording.Member{Path: key, Value: value, Source: recorded(where)})
 	}
 	return out
 }
@@ -405,8 +408,8 @@ func (l *learner) exampleCodes(op *tree.Operation) codeSet {
 }
 
 // specAnswer is what the examples, the swagger and the rules say of a case.
-func specAnswer(op *tree.Operation, codes codeSet, c string) *profile.Answer {
-	a := &profile.Answer{}
+func specAnswer(op *tree.Operation, codes codeSet, c string) *recording.Answer {
+	a := &recording.Answer{}
 	var src []string
 	status := 0
 	switch c {
@@ -474,12 +477,12 @@ func specAnswer(op *tree.Operation, codes codeSet, c string) *profile.Answer {
 }
 
 // pick chooses the answer most recordings show, else the fallback.
-func pick(obs []seen, fallback *profile.Answer) *profile.Answer {
+func pick(obs []seen, fallback *recording.Answer) *recording.Answer {
 	if len(obs) == 0 {
 		return fallback
 	}
 	type group struct {
-		a     profile.Answer
+		a     recording.Answer
 		where []string
 	}
 	var groups []*group
@@ -511,12 +514,12 @@ func recorded(where []string) string {
 }
 
 // pickError chooses the error most recordings show, or nil.
-func pickError(obs []seen) *profile.Error {
+func pickError(obs []seen) *recording.Error {
 	if len(obs) == 0 {
 		return nil
 	}
-	counts := map[profile.Error][]string{}
-	var order []profile.Error
+	counts := map[recording.Error][]string{}
+	var order []recording.Error
 	for _, o := range obs {
 		if _, ok := counts[o.err]; !ok {
 			order = append(order, o.err)
@@ -531,12 +534,12 @@ func pickError(obs []seen) *profile.Error {
 
 // nameRule is the swagger's name rule (read by the tree stage), with the
 // error a recording shows for a name that breaks it.
-func nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
+func nameRule(r *tree.Resource, refused []seen) *recording.NameRule {
 	p := r.Name
 	if p == nil {
 		return nil
 	}
-	rule := &profile.NameRule{Pattern: p.Pattern, MinLength: p.MinLength, MaxLength: p.MaxLength, Source: "swagger: " + p.Origin.String()}
+	rule := &recording.NameRule{Pattern: p.Pattern, MinLength: p.MinLength, MaxLength: p.MaxLength, Source: "swagger: " + p.Origin.String()}
 	var re *regexp.Regexp
 	if p.Pattern != "" {
 		var err error
@@ -560,10 +563,10 @@ func nameRule(r *tree.Resource, refused []seen) *profile.NameRule {
 }
 
 // locationRule is the list of regions a recorded refusal names.
-func locationRule(refused []seen) *profile.LocationRule {
+func locationRule(refused []seen) *recording.LocationRule {
 	for _, o := range refused {
 		if len(o.allowed) > 0 {
-			return &profile.LocationRule{Allowed: o.allowed, Error: profile.Error{Status: o.err.Status, Code: o.err.Code, Gateway: o.err.Gateway}, Source: "recorded: " + o.where}
+			return &recording.LocationRule{Allowed: o.allowed, Error: recording.Error{Status: o.err.Status, Code: o.err.Code, Gateway: o.err.Gateway}, Source: "recorded: " + o.where}
 		}
 	}
 	return nil
@@ -574,7 +577,7 @@ func locationRule(refused []seen) *profile.LocationRule {
 // writable and create-only properties of the served api-version (readOnly
 // ones are the emulator's to compute). Where answers differ, the most
 // frequent value wins.
-func defaults(t *classify.Table, gets []seen) []profile.Default {
+func defaults(t *classify.Table, gets []seen) []recording.Default {
 	found := tally{}
 	for _, g := range gets {
 		if g.request == nil {
@@ -591,10 +594,10 @@ func defaults(t *classify.Table, gets []seen) []profile.Default {
 			found.add(path.String(), v, g.where)
 		})
 	}
-	var out []profile.Default
+	var out []recording.Default
 	for _, key := range slices.Sorted(maps.Keys(found)) {
 		value, where := found[key].best()
-		out = append(out, profile.Default{Path: key, Value: value, Source: recorded(where)})
+		out = append(out, recording.Default{Path: key, Value: value, Source: recorded(where)})
 	}
 	return out
 }

@@ -8,10 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
-	"github.com/armature-dev/armature/fakearm/profile"
 	"github.com/armature-dev/armature/generator/classify"
 	"github.com/armature-dev/armature/generator/tree"
+	"github.com/armature-dev/armature/recording"
 )
 
 const (
@@ -29,7 +28,7 @@ type step struct {
 	body         string
 }
 
-func cassetteOf(t *testing.T, steps ...step) *cassette.Cassette {
+func cassetteOf(t *testing.T, steps ...step) *recording.Cassette {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("version: 1\ninteractions:\n")
@@ -43,7 +42,7 @@ func cassetteOf(t *testing.T, steps ...step) *cassette.Cassette {
 		}
 		fmt.Fprintf(&b, "    code: %d\n", s.code)
 	}
-	c, err := cassette.Parse([]byte(b.String()))
+	c, err := recording.ParseCassette([]byte(b.String()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
@@ -139,24 +138,24 @@ func TestSpecAnswer(t *testing.T) {
 		op     tree.Operation
 		codes  codeSet
 		c      string
-		want   profile.Answer
+		want   recording.Answer
 	}{
 		"SyncCreateFromExamples": {reason: "examples list 200 only: the create answers 200", op: tree.Operation{Method: http.MethodPut}, codes: codes(200), c: caseCreate,
-			want: profile.Answer{Status: 200}},
+			want: recording.Answer{Status: 200}},
 		"CreateWithoutExamples": {reason: "the rule: 201", op: tree.Operation{Method: http.MethodPut}, codes: none, c: caseCreate,
-			want: profile.Answer{Status: 201}},
+			want: recording.Answer{Status: 201}},
 		"LROCreate201": {reason: "a long-running 201: Azure-AsyncOperation", op: tree.Operation{Method: http.MethodPut, LongRunning: true}, codes: codes(200, 201), c: caseCreate,
-			want: profile.Answer{Status: 201, AsyncOperation: true}},
+			want: recording.Answer{Status: 201, AsyncOperation: true}},
 		"LROCreate202": {reason: "a long-running 202: Location, no body", op: tree.Operation{Method: http.MethodPut, LongRunning: true}, codes: codes(200, 202), c: caseCreate,
-			want: profile.Answer{Status: 202, Location: profile.LocationOperation, EmptyBody: true}},
+			want: recording.Answer{Status: 202, Location: recording.LocationOperation, EmptyBody: true}},
 		"LROUpdateViaLocation": {reason: "final-state-via location: 202 and Location for an update too", op: tree.Operation{Method: http.MethodPut, LongRunning: true, FinalStateVia: "location"}, codes: codes(200), c: caseUpdate,
-			want: profile.Answer{Status: 202, Location: profile.LocationOperation, EmptyBody: true}},
+			want: recording.Answer{Status: 202, Location: recording.LocationOperation, EmptyBody: true}},
 		"LRODelete": {reason: "a long-running DELETE: 202 with both headers", op: tree.Operation{Method: http.MethodDelete, LongRunning: true}, codes: codes(200, 202, 204), c: caseDelete,
-			want: profile.Answer{Status: 202, AsyncOperation: true, Location: profile.LocationOperation, EmptyBody: true}},
+			want: recording.Answer{Status: 202, AsyncOperation: true, Location: recording.LocationOperation, EmptyBody: true}},
 		"SyncDelete204": {reason: "examples list 204 only", op: tree.Operation{Method: http.MethodDelete}, codes: codes(204), c: caseDelete,
-			want: profile.Answer{Status: 204, EmptyBody: true}},
+			want: recording.Answer{Status: 204, EmptyBody: true}},
 		"DeleteMissing": {reason: "204", op: tree.Operation{Method: http.MethodDelete}, codes: codes(200), c: caseDeleteMissing,
-			want: profile.Answer{Status: 204, EmptyBody: true}},
+			want: recording.Answer{Status: 204, EmptyBody: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -171,22 +170,22 @@ func TestSpecAnswer(t *testing.T) {
 
 func TestPickPrefersTheRecordedMajority(t *testing.T) {
 	obs := []seen{
-		{where: "a #1", answer: profile.Answer{Status: 201}},
-		{where: "b #1", answer: profile.Answer{Status: 200}},
-		{where: "c #1", answer: profile.Answer{Status: 201}},
+		{where: "a #1", answer: recording.Answer{Status: 201}},
+		{where: "b #1", answer: recording.Answer{Status: 200}},
+		{where: "c #1", answer: recording.Answer{Status: 201}},
 	}
-	got := pick(obs, &profile.Answer{Status: 202, Source: "spec"})
+	got := pick(obs, &recording.Answer{Status: 202, Source: "spec"})
 	if got.Status != 201 || got.Source != "recorded 2×: a #1, c #1; also 1× 200" {
 		t.Errorf("pick = %+v", got)
 	}
-	if got := pick(nil, &profile.Answer{Status: 202, Source: "spec"}); got.Source != "spec" {
+	if got := pick(nil, &recording.Answer{Status: 202, Source: "spec"}); got.Source != "spec" {
 		t.Errorf("without recordings the fallback wins: %+v", got)
 	}
 }
 
 func TestUpdateLikeCreate(t *testing.T) {
-	sync := &profile.Answer{Status: 200, Source: "recorded 1×: k #2"}
-	spec := &profile.Answer{Status: 200, AsyncOperation: true, Source: "spec"}
+	sync := &recording.Answer{Status: 200, Source: "recorded 1×: k #2"}
+	spec := &recording.Answer{Status: 200, AsyncOperation: true, Source: "spec"}
 	got := updateLikeCreate([]seen{{}}, sync, spec)
 	if got.LongRunning() || got.Status != 200 {
 		t.Errorf("a synchronous create makes the update synchronous: %+v", got)
@@ -244,7 +243,7 @@ func TestLearnsWhatARMAnswersBeyondTheSwagger(t *testing.T) {
 		t.Errorf("notFound = %+v: a 404 under a deleted parent says nothing of a missing link", l.notFound)
 	}
 	got := answered(&classify.Table{}, w.gets, false)
-	want := []profile.Member{
+	want := []recording.Member{
 		// A name shorter than three letters is not templated: it would
 		// match inside unrelated words.
 		{Path: "properties.mdmId", Value: []byte(`"w1-mdm"`), Source: "recorded 1×: t.yaml #3"},

@@ -12,8 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/cassette"
-	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -21,7 +20,7 @@ import (
 type Recording struct {
 	// Name is the file name, e.g. Test_Storage_StorageAccount_CRUD.yaml.
 	Name     string
-	Cassette *cassette.Cassette
+	Cassette *recording.Cassette
 }
 
 // LoadRecordings reads every *.yaml cassette of the folders, sorted by
@@ -47,7 +46,7 @@ func LoadRecordings(dirs []string) ([]Recording, error) {
 				continue
 			}
 			seen[base] = true
-			c, err := cassette.Load(n)
+			c, err := recording.LoadCassette(n)
 			if err != nil {
 				return nil, err
 			}
@@ -62,9 +61,9 @@ func LoadRecordings(dirs []string) ([]Recording, error) {
 type seen struct {
 	where string
 	// answer is set for verb answers.
-	answer profile.Answer
+	answer recording.Answer
 	// err is set for error answers.
-	err profile.Error
+	err recording.Error
 	// name is the resource name of a refused PUT.
 	name string
 	// allowed are the regions an error listed.
@@ -166,14 +165,14 @@ type walker struct {
 	ops      map[string]string         // lower Azure-AsyncOperation path → lower ARM type
 }
 
-func (w *walker) interaction(i int, it cassette.Interaction) {
+// interaction reads the i-th interaction of the recording: the status of
+// an operation it follows, or a call on a resource of a known type, which
+// the function of its verb keeps.
+func (w *walker) interaction(i int, it recording.Interaction) {
 	path := it.Path()
 	lp := strings.ToLower(path)
 	if t, ok := w.ops[lp]; ok && it.Request.Method == http.MethodGet {
-		body := object(it.Response.Body)
-		if st, _ := body["status"].(string); strings.EqualFold(st, "Succeeded") && w.out[t] != nil {
-			w.out[t].ops = append(w.out[t].ops, seen{where: fmt.Sprintf("%s #%d", w.rec.Name, i), body: body})
-		}
+		w.operationStatus(t, fmt.Sprintf("%s #%d", w.rec.Name, i), it)
 		return
 	}
 	armType, ok := w.m.match(path)
@@ -185,99 +184,152 @@ func (w *walker) interaction(i int, it cassette.Interaction) {
 		ev = &evidence{answers: map[string][]seen{}}
 		w.out[strings.ToLower(armType)] = ev
 	}
-	where := fmt.Sprintf("%s #%d", w.rec.Name, i)
 	resp := it.Response
 	if u := resp.Headers.Get("Azure-Asyncoperation"); u != "" && it.Request.Method != http.MethodGet {
 		if pu, err := url.Parse(u); err == nil {
 			w.ops[strings.ToLower(pu.Path)] = strings.ToLower(armType)
 		}
 	}
-	ok2xx := resp.Code >= 200 && resp.Code < 300
-	body := object(resp.Body)
+	s := call{
+		it: it, path: path, lp: lp, ev: ev,
+		where: fmt.Sprintf("%s #%d", w.rec.Name, i),
+		ok2xx: resp.Code >= 200 && resp.Code < 300,
+		body:  object(resp.Body),
+	}
 	if resp.Code == http.StatusNotFound && !w.present[lp] && w.parentGone(lp) {
-		ev.parentNotFound = append(ev.parentNotFound, seen{where: where, err: errorOf(resp)})
+		ev.parentNotFound = append(ev.parentNotFound, seen{where: s.where, err: errorOf(resp)})
 		return
 	}
 	switch it.Request.Method {
 	case http.MethodPut:
-		if !w.touched[lp] && resp.Code == http.StatusOK && !w.created[groupOf(lp)] {
-			w.present[lp] = true // it existed before the recording
-		}
-		w.touched[lp] = true
-		switch {
-		case ok2xx:
-			c := caseCreate
-			if w.present[lp] {
-				c = caseUpdate
-			}
-			ev.answers[c] = append(ev.answers[c], seen{where: where, answer: answerOf(resp, path)})
-			w.present[lp] = true
-			w.request[lp] = object(it.Request.Body)
-			if body != nil && (resp.Code == http.StatusOK || resp.Code == http.StatusCreated) {
-				ev.puts = append(ev.puts, seen{where: where, body: body, request: w.request[lp], path: path})
-			}
-			if resp.Code == http.StatusCreated {
-				w.created[lp] = true
-			}
-			delete(w.gone, lp)
-		case resp.Code == http.StatusConflict && strings.Contains(errorCode(body), "BeingDeleted"):
-			ev.beingDeleted = append(ev.beingDeleted, seen{where: where, err: errorOf(resp)})
-		case resp.Code == http.StatusBadRequest:
-			segs := strings.Split(strings.Trim(path, "/"), "/")
-			ev.refused = append(ev.refused, seen{where: where, err: errorOf(resp), name: segs[len(segs)-1], allowed: allowedRegions(body)})
-		}
+		w.put(s)
 	case http.MethodPatch:
-		if ok2xx {
-			ev.answers[casePatch] = append(ev.answers[casePatch], seen{where: where, answer: answerOf(resp, path)})
+		if s.ok2xx {
+			ev.answers[casePatch] = append(ev.answers[casePatch], seen{where: s.where, answer: answerOf(resp, path)})
 		}
 	case http.MethodDelete:
-		w.touched[lp] = true
-		if resp.Code == http.StatusConflict && w.present[lp] {
-			var children []string
-			for k, ok := range w.present {
-				if ok && strings.HasPrefix(k, lp+"/") {
-					if t, ok := w.m.match(k); ok && !slices.Contains(children, t) {
-						children = append(children, t)
-					}
-				}
-			}
-			if len(children) > 0 {
-				sort.Strings(children)
-				ev.blocked = append(ev.blocked, seen{where: where, err: errorOf(resp), children: children})
-			}
-		}
-		if !ok2xx {
-			return
-		}
-		switch {
-		case w.present[lp]:
-			ev.answers[caseDelete] = append(ev.answers[caseDelete], seen{where: where, answer: answerOf(resp, path)})
-		case w.parentPresent(lp):
-			ev.answers[caseDeleteMissing] = append(ev.answers[caseDeleteMissing], seen{where: where, answer: answerOf(resp, path)})
-		}
-		for k := range w.present {
-			if k == lp || strings.HasPrefix(k, lp+"/") {
-				w.present[k] = false
-			}
-		}
-		if groupOf(lp) == lp {
-			if resp.Code == http.StatusAccepted {
-				w.deleting[lp] = true
-			} else {
-				w.gone[lp] = true
-			}
-		}
+		w.delete(s)
 	case http.MethodGet:
-		if groupOf(lp) == lp && resp.Code == http.StatusNotFound && w.deleting[lp] {
-			delete(w.deleting, lp)
+		w.get(s)
+	}
+}
+
+// call is one interaction on a resource of a known type, as the walker's
+// functions per verb see it.
+type call struct {
+	// it is the interaction; path its request path, lp that lowercased
+	// (the walker's key); where names it ("<recording> #<index>").
+	it       recording.Interaction
+	path, lp string
+	where    string
+	ev       *evidence
+	ok2xx    bool
+	body     map[string]any
+}
+
+// operationStatus keeps a GET of an operation-status URL of type t: the
+// body of a Succeeded operation.
+func (w *walker) operationStatus(t, where string, it recording.Interaction) {
+	body := object(it.Response.Body)
+	if st, _ := body["status"].(string); strings.EqualFold(st, "Succeeded") && w.out[t] != nil {
+		w.out[t].ops = append(w.out[t].ops, seen{where: where, body: body})
+	}
+}
+
+// put keeps a PUT: a create or update answer and the resource's body, a
+// refusal while it is being deleted, or a refused name or region.
+func (w *walker) put(s call) {
+	resp, lp, ev := s.it.Response, s.lp, s.ev
+	if !w.touched[lp] && resp.Code == http.StatusOK && !w.created[groupOf(lp)] {
+		w.present[lp] = true // it existed before the recording
+	}
+	w.touched[lp] = true
+	switch {
+	case s.ok2xx:
+		c := caseCreate
+		if w.present[lp] {
+			c = caseUpdate
+		}
+		ev.answers[c] = append(ev.answers[c], seen{where: s.where, answer: answerOf(resp, s.path)})
+		w.present[lp] = true
+		w.request[lp] = object(s.it.Request.Body)
+		if s.body != nil && (resp.Code == http.StatusOK || resp.Code == http.StatusCreated) {
+			ev.puts = append(ev.puts, seen{where: s.where, body: s.body, request: w.request[lp], path: s.path})
+		}
+		if resp.Code == http.StatusCreated {
+			w.created[lp] = true
+		}
+		delete(w.gone, lp)
+	case resp.Code == http.StatusConflict && strings.Contains(errorCode(s.body), "BeingDeleted"):
+		ev.beingDeleted = append(ev.beingDeleted, seen{where: s.where, err: errorOf(resp)})
+	case resp.Code == http.StatusBadRequest:
+		segs := strings.Split(strings.Trim(s.path, "/"), "/")
+		ev.refused = append(ev.refused, seen{where: s.where, err: errorOf(resp), name: segs[len(segs)-1], allowed: allowedRegions(s.body)})
+	}
+}
+
+// delete keeps a DELETE: a refusal because of children, the answer for a
+// present or a missing resource; it marks the resource and its children
+// gone, a resource group deleting or gone.
+func (w *walker) delete(s call) {
+	resp, lp, ev := s.it.Response, s.lp, s.ev
+	w.touched[lp] = true
+	if resp.Code == http.StatusConflict && w.present[lp] {
+		if children := w.presentChildren(lp); len(children) > 0 {
+			ev.blocked = append(ev.blocked, seen{where: s.where, err: errorOf(resp), children: children})
+		}
+	}
+	if !s.ok2xx {
+		return
+	}
+	switch {
+	case w.present[lp]:
+		ev.answers[caseDelete] = append(ev.answers[caseDelete], seen{where: s.where, answer: answerOf(resp, s.path)})
+	case w.parentPresent(lp):
+		ev.answers[caseDeleteMissing] = append(ev.answers[caseDeleteMissing], seen{where: s.where, answer: answerOf(resp, s.path)})
+	}
+	for k := range w.present {
+		if k == lp || strings.HasPrefix(k, lp+"/") {
+			w.present[k] = false
+		}
+	}
+	if groupOf(lp) == lp {
+		if resp.Code == http.StatusAccepted {
+			w.deleting[lp] = true
+		} else {
 			w.gone[lp] = true
 		}
-		switch {
-		case resp.Code == http.StatusNotFound && !w.present[lp] && w.parentPresent(lp):
-			ev.notFound = append(ev.notFound, seen{where: where, err: errorOf(resp)})
-		case resp.Code == http.StatusOK && body != nil:
-			ev.gets = append(ev.gets, seen{where: where, body: body, request: w.request[lp], path: path})
+	}
+}
+
+// presentChildren are the types of the present resources under lp,
+// sorted.
+func (w *walker) presentChildren(lp string) []string {
+	var children []string
+	for k, ok := range w.present {
+		if ok && strings.HasPrefix(k, lp+"/") {
+			if t, ok := w.m.match(k); ok && !slices.Contains(children, t) {
+				children = append(children, t)
+			}
 		}
+	}
+	sort.Strings(children)
+	return children
+}
+
+// get keeps a GET: a resource group's delete finishing, the not-found
+// error of a missing resource, or the body of a present one.
+func (w *walker) get(s call) {
+	resp, lp, ev := s.it.Response, s.lp, s.ev
+	if groupOf(lp) == lp && resp.Code == http.StatusNotFound && w.deleting[lp] {
+		delete(w.deleting, lp)
+		w.gone[lp] = true
+	}
+	switch {
+	case resp.Code == http.StatusNotFound && !w.present[lp] && w.parentPresent(lp):
+		ev.notFound = append(ev.notFound, seen{where: s.where, err: errorOf(resp)})
+	case resp.Code == http.StatusOK && s.body != nil:
+		ev.gets = append(ev.gets, seen{where: s.where, body: s.body, request: w.request[lp], path: s.path})
 	}
 }
 
@@ -316,19 +368,19 @@ func (w *walker) parentGone(lp string) bool {
 }
 
 // answerOf reads an answer's shape.
-func answerOf(r cassette.Response, resourcePath string) profile.Answer {
-	a := profile.Answer{Status: r.Code, AsyncOperation: r.Headers.Get("Azure-Asyncoperation") != "", EmptyBody: strings.TrimSpace(r.Body) == ""}
+func answerOf(r recording.Response, resourcePath string) recording.Answer {
+	a := recording.Answer{Status: r.Code, AsyncOperation: r.Headers.Get("Azure-Asyncoperation") != "", EmptyBody: strings.TrimSpace(r.Body) == ""}
 	if loc := r.Headers.Get("Location"); loc != "" {
-		a.Location = profile.LocationOperation
+		a.Location = recording.LocationOperation
 		if u, err := url.Parse(loc); err == nil && strings.EqualFold(u.Path, resourcePath) {
-			a.Location = profile.LocationResource
+			a.Location = recording.LocationResource
 		}
 	}
 	return a
 }
 
-func errorOf(r cassette.Response) profile.Error {
-	return profile.Error{Status: r.Code, Code: errorCode(object(r.Body)), Gateway: strings.EqualFold(r.Headers.Get("X-Ms-Failure-Cause"), "gateway")}
+func errorOf(r recording.Response) recording.Error {
+	return recording.Error{Status: r.Code, Code: errorCode(object(r.Body)), Gateway: strings.EqualFold(r.Headers.Get("X-Ms-Failure-Cause"), "gateway")}
 }
 
 func object(s string) map[string]any {

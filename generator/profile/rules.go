@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/armature-dev/armature/fakearm/profile"
+	"github.com/armature-dev/armature/recording"
 )
 
 // The hand-written rules: the only behaviour in the profiles that no
@@ -49,13 +49,13 @@ const (
 
 // updateLikeCreate applies ruleUpdateLikeCreate: the update answer when
 // creates are recorded and updates are not; spec otherwise.
-func updateLikeCreate(creates []seen, create, spec *profile.Answer) *profile.Answer {
+func updateLikeCreate(creates []seen, create, spec *recording.Answer) *recording.Answer {
 	if len(creates) == 0 || create == nil {
 		return spec
 	}
 	a := *create
 	if !a.LongRunning() {
-		a = profile.Answer{Status: http.StatusOK}
+		a = recording.Answer{Status: http.StatusOK}
 	}
 	a.Source = ruleUpdateLikeCreate + " (" + create.Source + ")"
 	return &a
@@ -68,19 +68,19 @@ const resourceGroupType = "Microsoft.Resources/resourceGroups"
 // final-state-via says, else ruleLROLocation (a 202 of a PUT, PATCH or
 // POST) or ruleLROAsync. It returns the rule it applied, or "" when the
 // swagger decided.
-func lroStyle(a *profile.Answer, verb string, status int, finalStateVia string) string {
+func lroStyle(a *recording.Answer, verb string, status int, finalStateVia string) string {
 	a.Status = status
 	viaLocation := strings.EqualFold(finalStateVia, "location")
 	viaAsync := strings.EqualFold(finalStateVia, "azure-async-operation")
 	switch {
 	case viaLocation || status == http.StatusAccepted && verb != http.MethodDelete && !viaAsync:
-		a.Location, a.EmptyBody = profile.LocationOperation, true
+		a.Location, a.EmptyBody = recording.LocationOperation, true
 		if viaLocation {
 			return ""
 		}
 		return ruleLROLocation
 	case verb == http.MethodDelete:
-		a.AsyncOperation, a.Location, a.EmptyBody = true, profile.LocationOperation, true
+		a.AsyncOperation, a.Location, a.EmptyBody = true, recording.LocationOperation, true
 	default:
 		a.AsyncOperation = true
 		a.EmptyBody = status == http.StatusAccepted
@@ -92,10 +92,10 @@ func lroStyle(a *profile.Answer, verb string, status int, finalStateVia string) 
 }
 
 // notFoundRule is ruleNotFound for a type.
-func notFoundRule(armType string) *profile.Error {
+func notFoundRule(armType string) *recording.Error {
 	code := "ResourceNotFound"
 	if strings.EqualFold(armType, resourceGroupType) {
 		code = "ResourceGroupNotFound"
 	}
-	return &profile.Error{Status: http.StatusNotFound, Code: code, Gateway: true, Source: ruleNotFound}
+	return &recording.Error{Status: http.StatusNotFound, Code: code, Gateway: true, Source: ruleNotFound}
 }

@@ -19,8 +19,8 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/test/envtestutil"
 )
@@ -68,7 +68,7 @@ func TestPlayback(t *testing.T) {
 	for _, file := range recordings(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			c, err := cassette.Load(file)
+			c, err := recording.LoadCassette(file)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/armature-dev/armature/api/core"
-	"github.com/armature-dev/armature/fakearm/cassette"
+	"github.com/armature-dev/armature/recording"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -360,7 +360,7 @@ func TestErrorClassNameTaken(t *testing.T) {
 // four refusals, then 201). The recorded answer is the data: a retry, not
 // a wait for a change of the object.
 func TestPrincipalNotFoundIsRetried(t *testing.T) {
-	c, err := cassette.Load(filepath.Join("..", "recordings", "Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml"))
+	c, err := recording.LoadCassette(filepath.Join("..", "recordings", "Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/fakearm/cassette"
 	"github.com/armature-dev/armature/generated/apis"
+	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
@@ -39,7 +39,7 @@ const recordedSubscription = "00000000-0000-0000-0000-000000000000"
 // fresh namespace.
 func playRecorded(t *testing.T, excerpt string) (*fakearm.Playback, string) {
 	t.Helper()
-	c, err := cassette.Load(filepath.Join("testdata", "recorded", excerpt+".yaml"))
+	c, err := recording.LoadCassette(filepath.Join("testdata", "recorded", excerpt+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
