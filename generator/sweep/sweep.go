@@ -123,17 +123,50 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	jobs = min(jobs, len(folders))
 
+	emit := serialEvents(opts.Events)
+	records := processFolders(ctx, folders, root, module, jobs, opts, emit)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	buildTime, buildErr := buildRecords(ctx, module, records, opts.NoBuild, emit)
+
+	res := &Result{Module: module}
+	res.Records = records
+	res.Summary = Summarise(records)
+	res.Summary.Stages.Build = buildTime
+	if buildErr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res.Summary.Build = "FAILED"
+		res.Summary.BuildError = buildErr.Error()
+	}
+	res.Summary.Jobs = jobs
+	res.Summary.Wall = time.Since(start)
+	res.Summary.PeakRSS = peakRSS()
+	return res, nil
+}
+
+// serialEvents calls events, when set, one event at a time.
+func serialEvents(events func(Event)) func(Event) {
 	var mu sync.Mutex
-	emit := func(e Event) {
-		if opts.Events != nil {
+	return func(e Event) {
+		if events != nil {
 			mu.Lock()
 			defer mu.Unlock()
-			opts.Events(e)
+			events(e)
 		}
 	}
+}
+
+// processFolders generates each folder into its own package of the
+// temporary module, on jobs workers, and returns the folders' records in
+// their order. Once ctx ends no folder is started; the caller checks ctx.
+func processFolders(ctx context.Context, folders []Folder, root, module string, jobs int, opts Options, emit func(Event)) []Record {
 	records := make([]Record, len(folders))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	done := 0
 	for range jobs {
 		wg.Add(1)
@@ -161,42 +194,29 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return records
+}
 
-	res := &Result{Module: module}
-	var buildErr error
-	var buildTime time.Duration
-	if opts.NoBuild {
+// buildRecords builds the temporary module and attributes its failures to
+// the records; with noBuild, records waiting for the build are
+// BuildSkipped. It returns the build's duration and the error of the go
+// command.
+func buildRecords(ctx context.Context, module string, records []Record, noBuild bool, emit func(Event)) (time.Duration, error) {
+	if noBuild {
 		for i := range records {
 			if records[i].Build == buildPending {
 				records[i].Build = BuildSkipped
 			}
 		}
-	} else {
-		emit(Event{Kind: BuildStarted, Total: len(folders)})
-		t0 := time.Now()
-		var fails []buildFailure
-		fails, buildErr = build(ctx, module)
-		buildTime = time.Since(t0)
-		attribute(records, fails)
-		emit(Event{Kind: BuildDone, Total: len(folders)})
+		return 0, nil
 	}
-	res.Records = records
-	res.Summary = Summarise(records)
-	res.Summary.Stages.Build = buildTime
-	if buildErr != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		res.Summary.Build = "FAILED"
-		res.Summary.BuildError = buildErr.Error()
-	}
-	res.Summary.Jobs = jobs
-	res.Summary.Wall = time.Since(start)
-	res.Summary.PeakRSS = peakRSS()
-	return res, nil
+	emit(Event{Kind: BuildStarted, Total: len(records)})
+	t0 := time.Now()
+	fails, buildErr := build(ctx, module)
+	buildTime := time.Since(t0)
+	attribute(records, fails)
+	emit(Event{Kind: BuildDone, Total: len(records)})
+	return buildTime, buildErr
 }
 
 // maxBuildProblems caps the compile errors kept per folder.
