@@ -7,9 +7,10 @@
 //
 // # Recordings
 //
-// LoadCassette and ParseCassette read go-vcr cassettes: YAML recordings of real HTTP
-// conversations between a client and Azure Resource Manager, such as the
-// ones in test/recordings (copied unchanged from Azure Service Operator).
+// LoadCassette and ParseCassette read go-vcr cassettes: YAML recordings of
+// real HTTP conversations between a client and Azure Resource Manager,
+// such as the ones in test/recordings (copied unchanged from Azure Service
+// Operator).
 //
 // # Cassette formats
 //
@@ -27,11 +28,11 @@
 //
 // # Reading, not replaying
 //
-// The cassette reader only reads: it does not match, replay or record. A replayer
-// (for example fakearm's tests) gets each interaction's method, URL,
-// headers (as net/http.Header, names canonicalised) and bodies as strings,
-// exactly as recorded, and uses Interaction.APIVersion and Interaction.Path to key
-// interactions the way ARM routes them. YAML is parsed with
+// The cassette reader only reads: it does not match, replay or record. A
+// replayer (for example fakearm's tests) gets each interaction's method,
+// URL, headers (as net/http.Header, names canonicalised) and bodies as
+// strings, exactly as recorded, and uses Interaction.APIVersion and
+// Interaction.Path to key interactions the way ARM routes them. YAML is parsed with
 // sigs.k8s.io/yaml, which converts it to JSON first, so the cassette types
 // carry json tags.
 //
@@ -47,8 +48,8 @@
 // from recorded real ARM traffic (test/recordings), the x-ms-examples
 // responses and the swagger, in that order, with hand-written rules only
 // where none of them says; it writes one YAML file per provider to
-// generated/profiles. The emulator (fakearm) reads them
-// with LoadProfiles and applies them.
+// generated/profiles. The emulator (fakearm) reads them with LoadProfiles
+// and applies them.
 //
 // # What a Profile says
 //
