@@ -1,5 +1,3 @@
-// Package armature is the root of the armature module: `go generate ./...`
-// here regenerates generated/ from specs/armature.yaml.
 package armature
 
 //go:generate go run ./cmd/armature generate --config specs/armature.yaml

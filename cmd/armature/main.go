@@ -1,21 +1,3 @@
-// Command armature generates Kubernetes CRDs and Go types from Azure Resource
-// Manager swagger, and shows what it understood.
-//
-//	armature generate [--config specs/armature.yaml] [--out DIR] [--spec-root DIR] [FILE.json ...]
-//	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
-//	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
-//	armature diff [--json] [--fail-on-breaking] [--spec-root DIR] OLD NEW
-//	armature sweep [--json FILE] [--markdown FILE] [--min-clean R] [--min-examples R] [--all-versions] [-j N] DIR
-//
-// With swagger files and no --config, every resource in those files is used
-// and the files are read relative to the spec root (or as given, when they
-// exist). With a config, its include, exclude and overrides apply
-// (docs/overrides.md).
-//
-// diff reports the API changes between two api-versions of the same
-// resource types (docs/api-diff.md). Its exit status is 0, or 3 with
-// --fail-on-breaking when a change is breaking; like the other commands, 1
-// on an error and 2 on a usage error.
 package main
 
 import (
