@@ -9,8 +9,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook/certs"
 )
 
@@ -99,7 +99,7 @@ const specChanged = `request.operation != 'UPDATE' || !has(object.spec) || !has(
 // annotation is the CEL expression of the reconcile-policy annotation of
 // an object ("" when absent).
 func annotation(obj string) string {
-	return fmt.Sprintf(`(has(%[1]s.metadata.annotations) && '%[2]s' in %[1]s.metadata.annotations ? %[1]s.metadata.annotations['%[2]s'] : '')`, obj, reconciler.AnnotationPolicy)
+	return fmt.Sprintf(`(has(%[1]s.metadata.annotations) && '%[2]s' in %[1]s.metadata.annotations ? %[1]s.metadata.annotations['%[2]s'] : '')`, obj, core.AnnotationPolicy)
 }
 
 // ValidatingWebhookConfiguration returns the configuration that sends every

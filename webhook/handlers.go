@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/armature-dev/armature/runtime/reconciler"
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/armature-dev/armature/api/core"
 )
 
 // Messages of refused requests that are not field errors.
@@ -120,7 +121,7 @@ func (h *defaultingHandler) Handle(ctx context.Context, req admission.Request) a
 		}
 	}
 	if req.Operation == admissionv1.Create && needsFinalizer(a.Object.GetAnnotations(), a.Object.GetFinalizers()) {
-		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), reconciler.Finalizer))
+		a.Object.SetFinalizers(append(a.Object.GetFinalizers(), core.Finalizer))
 	}
 	b, err := json.Marshal(a.Object.Object)
 	if err != nil {
@@ -157,9 +158,9 @@ func defaultSpec(req admission.Request, k *kind, defs []pathDefault) admission.R
 	k.setDefaults(req.Operation, obj, old, defs)
 	var finalizer []jsonpatch.JsonPatchOperation
 	if req.Operation == admissionv1.Create && needsFinalizer(env.Metadata.Annotations, env.Metadata.Finalizers) {
-		finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers/-", reconciler.Finalizer)}
+		finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers/-", core.Finalizer)}
 		if len(env.Metadata.Finalizers) == 0 {
-			finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers", []string{reconciler.Finalizer})}
+			finalizer = []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", "/metadata/finalizers", []string{core.Finalizer})}
 		}
 	}
 	spec, ok := obj["spec"]
@@ -196,8 +197,8 @@ func patched(ops []jsonpatch.JsonPatchOperation) admission.Response {
 // gets none: the reconciler refuses it, and never means manage) and it has
 // none yet.
 func needsFinalizer(annotations map[string]string, finalizers []string) bool {
-	p, err := reconciler.PolicyOf(annotations)
-	return err == nil && p.NeedsFinalizer() && !slices.Contains(finalizers, reconciler.Finalizer)
+	p, err := core.PolicyOf(annotations)
+	return err == nil && p.NeedsFinalizer() && !slices.Contains(finalizers, core.Finalizer)
 }
 
 // specEnvelope is the part of an object the Descriptor-driven checks and
@@ -218,8 +219,8 @@ type specEnvelope struct {
 // spec.
 func (e *specEnvelope) slim() map[string]any {
 	meta := map[string]any{"name": e.Metadata.Name}
-	if p, ok := e.Metadata.Annotations[reconciler.AnnotationPolicy]; ok {
-		meta["annotations"] = map[string]any{reconciler.AnnotationPolicy: p}
+	if p, ok := e.Metadata.Annotations[core.AnnotationPolicy]; ok {
+		meta["annotations"] = map[string]any{core.AnnotationPolicy: p}
 	}
 	return map[string]any{"metadata": meta, "status": map[string]any{"id": e.Status.ID}}
 }

@@ -10,8 +10,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // The operator fields of every spec (see api/core and DESIGN.md).
@@ -86,18 +86,18 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 // that changes it (an object stored with one before the webhook was
 // installed is let through; the reconciler refuses to act on it).
 func (c *checker) policy(op admissionv1.Operation, obj, old map[string]any) {
-	p, set := annotations(obj)[reconciler.AnnotationPolicy]
+	p, set := annotations(obj)[core.AnnotationPolicy]
 	if !set {
 		return
 	}
 	if op == admissionv1.Update {
-		if was, ok := annotations(old)[reconciler.AnnotationPolicy]; ok && was == p {
+		if was, ok := annotations(old)[core.AnnotationPolicy]; ok && was == p {
 			return
 		}
 	}
-	if _, err := reconciler.ParsePolicy(p); err != nil {
-		names := make([]string, len(reconciler.Policies))
-		for i, v := range reconciler.Policies {
+	if _, err := core.ParsePolicy(p); err != nil {
+		names := make([]string, len(core.Policies))
+		for i, v := range core.Policies {
 			names[i] = string(v)
 		}
 		c.errs = append(c.errs, field.NotSupported(policyPath, p, names))
@@ -105,7 +105,7 @@ func (c *checker) policy(op admissionv1.Operation, obj, old map[string]any) {
 }
 
 // policyPath is the field path of the reconcile-policy annotation.
-var policyPath = field.NewPath("metadata", "annotations").Key(reconciler.AnnotationPolicy)
+var policyPath = field.NewPath("metadata", "annotations").Key(core.AnnotationPolicy)
 
 // annotations returns the annotations of a decoded object.
 func annotations(obj map[string]any) map[string]string {

@@ -9,11 +9,11 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/armature-dev/armature/api/core"
 	resources "github.com/armature-dev/armature/generated/apis/resources/v20240301"
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
 	contoso "github.com/armature-dev/armature/generator/testdata/contoso/expected/apis/contoso/v20240101preview"
 	"github.com/armature-dev/armature/runtime/descriptor"
-	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // createOnlyErr is the expected create-only error, written out here rather
@@ -447,7 +447,7 @@ func policy(v string) edit {
 			ann = map[string]any{}
 			meta["annotations"] = ann
 		}
-		ann[reconciler.AnnotationPolicy] = v
+		ann[core.AnnotationPolicy] = v
 	}
 }
 
