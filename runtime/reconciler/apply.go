@@ -69,9 +69,9 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	st.write = &pendingWrite{last: last, applied: applied}
 	// A digest, not the body: the body may hold secrets.
 	write := sha256.Sum256(fmt.Appendf(nil, "%d %s %s %s", st.obj.GetGeneration(), w.Verb, id, payload))
-	if prev, ok := r.refusals.Load(st.obj.GetUID()); ok && prev.(refusal).write == write {
+	if prev := r.mem.refusal(st.obj.GetUID()); prev != nil && prev.write == write {
 		// ARM refused this very write: it would refuse it again.
-		return r.fail(ctx, st, prev.(refusal).err)
+		return r.fail(ctx, st, prev.err)
 	}
 	if over, res, err := r.overBudget(ctx, st, w.Verb, id); over {
 		return res, err
@@ -91,12 +91,12 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 		}
 		result, ferr := r.fail(ctx, st, step(stepWrite(w.Verb, id), err))
 		if st.refused {
-			r.refusals.Store(st.obj.GetUID(), refusal{write: write, err: step(stepWrite(w.Verb, id), err)})
+			r.mem.refuse(st.obj.GetUID(), &refusal{write: write, err: step(stepWrite(w.Verb, id), err)})
 		}
 		return result, ferr
 	}
-	r.refusals.Delete(st.obj.GetUID())
-	r.budget.add(st.obj.GetUID(), st.obj.GetGeneration())
+	r.mem.refuse(st.obj.GetUID(), nil)
+	r.mem.spend(st.obj.GetUID(), st.obj.GetGeneration())
 	r.wroteNow(st)
 	if !res.Done() {
 		if intent != nil && intent.Applied == stored {

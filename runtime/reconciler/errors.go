@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -135,7 +133,7 @@ func (r *Reconciler) wait(ctx context.Context, st *state, err error, class arm.C
 	} else {
 		st.setCondition(false, reason, msg)
 	}
-	n := r.failures.count(st.obj.GetUID(), class)
+	n := r.mem.fail(st.obj.GetUID(), class)
 	var after time.Duration
 	switch class {
 	case arm.ClassRetry:
@@ -169,14 +167,13 @@ func (r *Reconciler) afterWrite(st *state) bool {
 	if st.wrote {
 		return true
 	}
-	t, ok := r.lastWrite.Load(st.obj.GetUID())
-	return ok && time.Since(t.(time.Time)) < r.Config.ReadAfterWrite
+	return r.mem.acceptedSince(st.obj.GetUID(), r.Config.ReadAfterWrite)
 }
 
 // wroteNow records that ARM accepted a write of the object.
 func (r *Reconciler) wroteNow(st *state) {
 	st.wrote = true
-	r.lastWrite.Store(st.obj.GetUID(), time.Now())
+	r.mem.accept(st.obj.GetUID(), time.Now())
 }
 
 func retryAfter(err error) time.Duration {
@@ -210,26 +207,6 @@ func callMethod(err error) string {
 	}
 	return ""
 }
-
-// failures counts each object's consecutive retried failures of one class.
-type failures struct{ m sync.Map } // UID → failure
-
-type failure struct {
-	class arm.Class
-	n     int
-}
-
-// count records one more failure and returns how many in a row.
-func (f *failures) count(uid types.UID, class arm.Class) int {
-	n := 1
-	if v, ok := f.m.Load(uid); ok && v.(failure).class == class {
-		n = v.(failure).n + 1
-	}
-	f.m.Store(uid, failure{class: class, n: n})
-	return n
-}
-
-func (f *failures) reset(uid types.UID) { f.m.Delete(uid) }
 
 func (r *Reconciler) event(st *state, typ, reason, msg string) {
 	if r.Recorder != nil {

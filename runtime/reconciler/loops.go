@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,44 +25,10 @@ import (
 // context of its own when the reconcile's has ended; an owner cycle is
 // named.
 
-// writeBudget counts, per object, the ARM writes of one generation since
-// the object was last Ready without a write.
-type writeBudget struct{ m sync.Map } // UID → writeCount
-
-type writeCount struct {
-	generation int64
-	n          int
-}
-
-// spent returns how many writes generation gen of the object has made.
-func (b *writeBudget) spent(uid types.UID, gen int64) int {
-	if b == nil {
-		return 0
-	}
-	if v, ok := b.m.Load(uid); ok && v.(writeCount).generation == gen {
-		return v.(writeCount).n
-	}
-	return 0
-}
-
-// add counts one write of generation gen.
-func (b *writeBudget) add(uid types.UID, gen int64) {
-	if b == nil {
-		return
-	}
-	b.m.Store(uid, writeCount{generation: gen, n: b.spent(uid, gen) + 1})
-}
-
-func (b *writeBudget) reset(uid types.UID) {
-	if b != nil {
-		b.m.Delete(uid)
-	}
-}
-
 // overBudget reports (and shows) an object whose generation has made
 // Config.MaxWritesPerGeneration writes without settling.
 func (r *Reconciler) overBudget(ctx context.Context, st *state, verb, id string) (bool, reconcile.Result, error) {
-	n := r.budget.spent(st.obj.GetUID(), st.obj.GetGeneration())
+	n := r.mem.spent(st.obj.GetUID(), st.obj.GetGeneration())
 	if n < r.Config.MaxWritesPerGeneration {
 		return false, reconcile.Result{}, nil
 	}

@@ -159,7 +159,7 @@ func (o *observer) observe(ctx context.Context, k listKey, g *listGroup) {
 
 // requeue sends an object to its reconciler with a forced GET.
 func (o *observer) requeue(obj *unstructured.Unstructured) {
-	o.r.force.Store(obj.GetUID(), struct{}{})
+	o.r.mem.markForce(obj.GetUID())
 	observerRequeues.WithLabelValues(o.r.Desc.Kind).Inc()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(obj.GroupVersionKind())
@@ -190,8 +190,7 @@ func changed(obj *unstructured.Unstructured, item map[string]any) bool {
 // takeForced reports, once, whether the drift observer asked for this
 // object to be read from ARM.
 func (r *Reconciler) takeForced(uid types.UID) bool {
-	_, ok := r.force.LoadAndDelete(uid)
-	return ok
+	return r.mem.takeForce(uid)
 }
 
 type forcedKey struct{}

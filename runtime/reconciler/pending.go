@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -24,37 +22,17 @@ import (
 // accepted and observe follows its provisioning state; absent, the PUT
 // never took and is sent.
 
-// pendingOps are the create operations this process follows, by object
-// UID. The reconcilers of a kind's versions share them.
-type pendingOps struct{ m sync.Map } // UID → *operation (with completes set)
-
-func (p *pendingOps) store(uid types.UID, op *operation) {
-	if p != nil {
-		p.m.Store(uid, op)
-	}
-}
-
-func (p *pendingOps) forget(uid types.UID) {
-	if p != nil {
-		p.m.Delete(uid)
-	}
-}
-
-// of returns the operation kept for the object when it completes the
-// intent on the object, which status does not record as done; else nil
-// (and a stale entry is forgotten).
-func (p *pendingOps) of(st *state) *operation {
-	if p == nil {
+// pendingOf returns the create operation this process follows for the
+// object when it completes the intent on the object, which status does
+// not record as done; else nil (and a stale one is forgotten).
+func (r *Reconciler) pendingOf(st *state) *operation {
+	op := r.mem.followed(st.obj.GetUID())
+	if op == nil {
 		return nil
 	}
-	v, ok := p.m.Load(st.obj.GetUID())
-	if !ok {
-		return nil
-	}
-	op := v.(*operation)
 	intent := st.operation()
 	if intent == nil || intent.polled() || opHash(intent) != op.completes || st.opDone(intent) {
-		p.m.Delete(st.obj.GetUID())
+		r.mem.follow(st.obj.GetUID(), nil)
 		return nil
 	}
 	return op
@@ -65,7 +43,7 @@ func (p *pendingOps) of(st *state) *operation {
 func (r *Reconciler) follow(st *state, intent *operation, res *arm.Result) reconcile.Result {
 	op := *intent
 	op.Token, op.completes = res.Token, opHash(intent)
-	r.pending.store(st.obj.GetUID(), &op)
+	r.mem.follow(st.obj.GetUID(), &op)
 	inflight.Inc()
 	return reconcile.Result{RequeueAfter: r.pollAfter(res)}
 }

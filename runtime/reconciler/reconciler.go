@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,38 +56,17 @@ type Reconciler struct {
 	// user writes in another version is reconciled in that version.
 	versions map[string]*Reconciler
 
-	// written holds, per object UID, the resourceVersion of this
-	// reconciler's last write to the object (uint64): a cached copy older
-	// than that is stale, and a fresh one needs no uncached read. The
-	// reconcilers of a kind's versions share it.
-	written *sync.Map
+	// mem is what this process remembers of each object between
+	// reconciles (memory.go). The reconcilers of a kind's versions share
+	// it.
+	mem *memory
 	// started is when the reconciler was built: an object created after it
 	// was written by no earlier operator (see stale).
 	started time.Time
-
-	// force holds the UIDs the drift observer requeued for a GET.
-	force sync.Map
 	// lists are the kind's list operations, parsed: a settled object of a
 	// listable collection is observed by the drift observer's LIST, not by
 	// its own GET.
 	lists []descriptor.Template
-	// refusals holds, per object UID, the write ARM refused with an
-	// object-change error (a refusal): the same write of the same
-	// generation is not sent again, whatever brings the next reconcile
-	// (an owner's readiness, a resync).
-	refusals sync.Map
-	// failures counts consecutive retried errors per object (backoff).
-	failures *failures
-	// budget counts the writes of each object's generation that did not
-	// settle it (Config.MaxWritesPerGeneration). The reconcilers of a
-	// kind's versions share it.
-	budget *writeBudget
-	// pending are the create operations this process follows from memory
-	// (pending.go). The reconcilers of a kind's versions share them.
-	pending *pendingOps
-	// lastWrite holds, per object UID, when ARM last accepted a write of
-	// it (time.Time): a 404 soon after is read-after-write lag.
-	lastWrite sync.Map
 	// providers remembers provider registrations asked for (shared by the
 	// kinds SetupAll builds).
 	providers *registrations
@@ -106,7 +84,7 @@ type Reconciler struct {
 
 // New returns a reconciler for one kind.
 func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerVersion string, rec record.EventRecorder, cfg Config) *Reconciler {
-	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), failures: &failures{}, budget: &writeBudget{}, pending: &pendingOps{}, providers: &registrations{}, written: &sync.Map{}, started: time.Now()}
+	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), mem: newMemory(), providers: &registrations{}, started: time.Now()}
 	r.seal = newSealer(r.Config.StateKey)
 	registerSecretPaths(d)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
@@ -228,7 +206,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if op := st.operation(); op.polled() && !st.opDone(op) {
 		return r.poll(ctx, st, id, op)
 	}
-	if op := r.pending.of(st); op != nil {
+	if op := r.pendingOf(st); op != nil {
 		return r.poll(ctx, st, id, op)
 	}
 	if intent := st.operation(); intent != nil && !intent.polled() && !st.opDone(intent) && st.policy.CorrectsDrift() {
@@ -417,7 +395,7 @@ func (r *Reconciler) behind(obj *unstructured.Unstructured) bool {
 // ownWrite compares the cached obj with this reconciler's last write to it;
 // known is false when it wrote none (or the resourceVersion does not parse).
 func (r *Reconciler) ownWrite(obj *unstructured.Unstructured) (behind, known bool) {
-	v, ok := r.written.Load(obj.GetUID())
+	v, ok := r.mem.lastWritten(obj.GetUID())
 	if !ok {
 		return false, false
 	}
@@ -425,7 +403,7 @@ func (r *Reconciler) ownWrite(obj *unstructured.Unstructured) (behind, known boo
 	if err != nil {
 		return false, false
 	}
-	return cur < v.(uint64), true
+	return cur < v, true
 }
 
 // settle forgets an object's consecutive failures when its reconcile did
@@ -435,13 +413,10 @@ func (r *Reconciler) settle(st *state) {
 	if st.settledNow() {
 		// Only Ready ends a run of failures or of writes: an accepted write
 		// that did not settle the object keeps the backoff growing.
-		r.failures.reset(uid)
+		r.mem.resetFailures(uid)
 		if !st.wrote {
-			r.budget.reset(uid)
+			r.mem.resetBudget(uid)
 		}
-	}
-	if !st.obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(st.obj, core.Finalizer) {
-		r.lastWrite.Delete(uid)
 	}
 }
 
@@ -450,16 +425,12 @@ func (r *Reconciler) settle(st *state) {
 func (r *Reconciler) remember(st *state) {
 	obj := st.obj
 	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, core.Finalizer) {
-		r.written.Delete(obj.GetUID())
-		r.refusals.Delete(obj.GetUID())
-		r.budget.reset(obj.GetUID())
-		r.failures.reset(obj.GetUID())
-		r.pending.forget(obj.GetUID())
+		r.mem.forget(obj.GetUID())
 		return
 	}
 	if rv := obj.GetResourceVersion(); rv != st.readVersion {
 		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
-			r.written.Store(obj.GetUID(), n)
+			r.mem.wrote(obj.GetUID(), n)
 		}
 	}
 }

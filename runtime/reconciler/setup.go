@@ -83,9 +83,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 				m.versions = map[string]*Reconciler{}
 			}
 			v := make1(d)
-			v.written = m.written // one record of writes whichever version wrote
-			v.budget = m.budget
-			v.pending = m.pending
+			v.mem = m.mem // one memory whichever version reconciles
 			m.versions[d.Version] = v
 		}
 	}

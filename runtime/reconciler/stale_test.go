@@ -3,7 +3,6 @@ package reconciler
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,7 +23,7 @@ import (
 // answer "not stale").
 func TestStaleAgainstOwnWrites(t *testing.T) {
 	ctx := context.Background()
-	r := &Reconciler{written: &sync.Map{}}
+	r := &Reconciler{mem: newMemory()}
 	obj := &unstructured.Unstructured{}
 	obj.SetUID("u1")
 	obj.SetResourceVersion("10")
@@ -60,7 +59,7 @@ func TestStaleReadsMetadata(t *testing.T) {
 	gvk, s := storageAccountScheme()
 	live := storageAccountObject(gvk)
 	live.SetAnnotations(map[string]string{core.AnnotationOperation: `{"verb":"PUT","token":"t"}`})
-	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build(), written: &sync.Map{}}
+	r := &Reconciler{Desc: &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, APIReader: fake.NewClientBuilder().WithScheme(s).WithObjects(live).Build(), mem: newMemory()}
 	cached := live.DeepCopy()
 	cached.SetResourceVersion("5")
 	cached.SetAnnotations(nil)
@@ -93,10 +92,10 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	cached.SetUID("u1")
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cached).Build()
 	r := &Reconciler{
-		Desc:    &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
-		Client:  c,
-		Config:  Config{ReconcileTimeout: time.Minute},
-		written: &sync.Map{},
+		Desc:   &descriptor.Descriptor{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Client: c,
+		Config: Config{ReconcileTimeout: time.Minute},
+		mem:    newMemory(),
 	}
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(gvk)
@@ -107,7 +106,7 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.written.Store(got.GetUID(), rv+1)
+	r.mem.wrote(got.GetUID(), rv+1)
 	res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(cached)})
 	if err != nil || !res.Requeue {
 		t.Errorf("cached copy behind our own write: result %+v, err %v; want a requeue and no error", res, err)
@@ -115,7 +114,7 @@ func TestReconcileWaitsForOwnWrite(t *testing.T) {
 	if !r.behind(got) {
 		t.Error("behind: false for a copy older than our write")
 	}
-	r.written.Store(got.GetUID(), rv)
+	r.mem.wrote(got.GetUID(), rv)
 	if r.behind(got) {
 		t.Error("behind: true for the copy of our write itself")
 	}
