@@ -10,7 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/armature-dev/armature/runtime/arm"
-	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/runtime/credentials"
 )
 
 // emulator reports whether the operator talks to an ARM emulator: an
@@ -111,7 +111,7 @@ const defaultFederatedTokenDir = "/var/run/secrets/azure/tokens"
 // audience. Its cloud is the one the Secret names (ServicePrincipal.Cloud)
 // or the operator's (CloudConfiguration: AuthorityHost, else the emulator's
 // ARMEndpoint, else Cloud's).
-func (c *Config) SecretClients(transport policy.Transporter) reconciler.NewClientFunc {
+func (c *Config) SecretClients(transport policy.Transporter) credentials.NewClientFunc {
 	return func(sp arm.ServicePrincipal) (arm.Client, error) {
 		if f := sp.FederatedTokenFile; f != "" {
 			dir := c.FederatedTokenDir

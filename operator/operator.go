@@ -26,6 +26,7 @@ import (
 	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook/certs"
@@ -377,13 +378,15 @@ func endpointLabel(conf cloud.Configuration, emulator bool) string {
 
 // setupActions runs Actions (runtime/action) on the installed kinds when
 // the Action CRD is installed; without it the operator runs as before.
-func setupActions(mgr ctrl.Manager, armClient arm.Client, creds *reconciler.Credentials, installed []*descriptor.Descriptor, c Config) error {
+func setupActions(mgr ctrl.Manager, armClient arm.Client, creds *credentials.Credentials, installed []*descriptor.Descriptor, c Config) error {
 	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
 	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		ctrl.Log.WithName("operator").Info("the Action CRD is not installed: Actions are not run (kubectl apply -f api/actions/crd.yaml)")
 		return nil
 	}
-	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval), action.WithCredentials(creds)); err != nil {
+	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval), action.WithCredentials(creds),
+		// The cache holds the reconciler's slim objects: read them whole.
+		action.WithObjects(action.Objects{Reader: reconciler.CacheReader, Changed: reconciler.ReadinessChanged})); err != nil {
 		return fmt.Errorf("actions: %w", err)
 	}
 	return nil

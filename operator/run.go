@@ -25,6 +25,7 @@ import (
 	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/descriptor"
 	"github.com/armature-dev/armature/runtime/reconciler"
 	"github.com/armature-dev/armature/webhook"
@@ -223,7 +224,7 @@ func (c *Config) setupARM(ctx context.Context, mgr ctrl.Manager, restCfg *rest.C
 		return cloud.Configuration{}, err
 	}
 	secrets := reconciler.NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
-	creds := reconciler.NewCredentials(secrets, reconciler.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport), reconciler.WithDefaultNamespaces(c.DefaultCredentialNamespaces...))
+	creds := credentials.New(secrets, credentials.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport), credentials.WithDefaultNamespaces(c.DefaultCredentialNamespaces...))
 	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler, reconciler.WithCredentials(creds), reconciler.WithSecrets(secrets)); err != nil {
 		return cloud.Configuration{}, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -32,7 +33,7 @@ type Reconciler struct {
 	// Credentials, when set, picks each object's credential (a credential
 	// Secret of its namespace, or the default). Nil: ARM and
 	// Config.SubscriptionID for every object.
-	Credentials *Credentials
+	Credentials *credentials.Credentials
 	// Desc describes the kind.
 	Desc *descriptor.Descriptor
 	// OwnerVersion is the served version of the owner kind, when the owner
@@ -436,13 +437,13 @@ func (r *Reconciler) remember(st *state) {
 }
 
 // binding returns the object's credential: its client and subscription.
-func (r *Reconciler) binding(ctx context.Context, obj *unstructured.Unstructured) (Binding, error) {
+func (r *Reconciler) binding(ctx context.Context, obj *unstructured.Unstructured) (credentials.Binding, error) {
 	if r.Credentials == nil {
-		return Binding{Client: r.ARM, SubscriptionID: r.Config.SubscriptionID, Name: "default"}, nil
+		return credentials.Binding{Client: r.ARM, SubscriptionID: r.Config.SubscriptionID, Name: "default"}, nil
 	}
 	b, err := r.Credentials.For(ctx, obj)
 	if err != nil {
-		return Binding{}, credentialError(err)
+		return credentials.Binding{}, credentialError(err)
 	}
 	if b.SubscriptionID == "" {
 		b.SubscriptionID = r.Config.SubscriptionID

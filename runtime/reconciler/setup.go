@@ -21,6 +21,7 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -103,7 +104,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 type SetupOption func(*setupOptions)
 
 type setupOptions struct {
-	credentials *Credentials
+	credentials *credentials.Credentials
 	secrets     client.Reader
 }
 
@@ -119,7 +120,7 @@ func WithSecrets(s client.Reader) SetupOption {
 // (and subscription) with c: a credential Secret in the object's namespace,
 // else c's default. Without it, every object uses the arm.Client SetupAll
 // is given and Config.SubscriptionID.
-func WithCredentials(c *Credentials) SetupOption {
+func WithCredentials(c *credentials.Credentials) SetupOption {
 	return func(o *setupOptions) { o.credentials = c }
 }
 

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/api/core"
+	"github.com/armature-dev/armature/runtime/credentials"
 )
 
 // state is one reconcile's view of the object.
@@ -35,7 +36,7 @@ type state struct {
 	// mustAct marks cond as something only the user can fix.
 	mustAct bool
 	// arm is the client and subscription of the object's credential.
-	arm Binding
+	arm credentials.Binding
 	// id is the resource's ARM id, once resolved.
 	id string
 	// wrote is set when ARM accepted a write (or an operation ended) in

@@ -24,6 +24,7 @@ import (
 	"github.com/armature-dev/armature/generated/apis"
 	armop "github.com/armature-dev/armature/operator"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
@@ -91,7 +92,7 @@ func startCredentialOperator(t *testing.T, fa *fakearm.Running, namespaces []str
 	}
 	opCfg := armop.Config{ARMEndpoint: fa.URL}
 	reads := &secretReads{Reader: mgr.GetClient()}
-	creds := reconciler.NewCredentials(reads, reconciler.Binding{Client: def, SubscriptionID: subscription}, opCfg.SecretClients(fa.HTTPClient()), reconciler.WithDefaultNamespaces(defaultNamespaces...))
+	creds := credentials.New(reads, credentials.Binding{Client: def, SubscriptionID: subscription}, opCfg.SecretClients(fa.HTTPClient()), credentials.WithDefaultNamespaces(defaultNamespaces...))
 	cfg.SubscriptionID = subscription
 	cfg.PollInterval = 50 * time.Millisecond
 	cfg.SyncPeriod = time.Hour
