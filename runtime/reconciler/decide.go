@@ -197,7 +197,7 @@ type SecretResolver func(path descriptor.Path, name, key string) (string, error)
 // desiredBody builds the ARM body from spec: the operator fields dropped,
 // each Secret reference replaced by what resolve returns, then the kind's
 // MutateBody hook.
-func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, resolve SecretResolver) (map[string]any, error) {
+func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, resolve SecretResolver, mutate func(*unstructured.Unstructured, map[string]any) error) (map[string]any, error) {
 	body := runtime.DeepCopyJSON(spec(obj))
 	for _, f := range operatorFields {
 		delete(body, f)
@@ -222,8 +222,8 @@ func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, resol
 	if err != nil {
 		return nil, err
 	}
-	if hook := hooksFor(obj.GroupVersionKind()).MutateBody; hook != nil {
-		if err := hook(obj, body); err != nil {
+	if mutate != nil {
+		if err := mutate(obj, body); err != nil {
 			return nil, fmt.Errorf("MutateBody hook: %w", err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -158,12 +157,10 @@ func TestDecideSecretHashNotSent(t *testing.T) {
 // for the reconciler and for `operator plan` alike.
 func TestDesiredBodyHook(t *testing.T) {
 	d := gadget()
-	gvk := schema.GroupVersionKind{Group: d.Group, Version: d.Version, Kind: d.Kind}
-	RegisterHooks(gvk, Hooks{MutateBody: func(_ *unstructured.Unstructured, body map[string]any) error {
+	mutate := func(_ *unstructured.Unstructured, body map[string]any) error {
 		body["tags"] = map[string]any{"managed-by": "armature"}
 		return nil
-	}})
-	defer RegisterHooks(gvk, Hooks{})
+	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": d.Group + "/" + d.Version, "kind": d.Kind, "metadata": map[string]any{"name": "g"},
 		"spec": map[string]any{"azureName": "g", "owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/r"}, "location": "westeurope",
@@ -173,7 +170,7 @@ func TestDesiredBodyHook(t *testing.T) {
 	desired, err := desiredBody(d, obj, func(p descriptor.Path, name, key string) (string, error) {
 		asked = p.String() + "=" + name + "/" + key
 		return "s3cret", nil
-	})
+	}, mutate)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func step(name string, err error) error {
 func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.Result, error) {
 	var te *terminalError
 	var we *worldError
-	if h := hooksFor(r.gvk()).ClassifyError; h != nil && !errors.As(err, &te) && !errors.As(err, &we) {
+	if h := r.Hooks.ClassifyError; h != nil && !errors.As(err, &te) && !errors.As(err, &we) {
 		if terminal, reason, ok := h(err); ok && terminal {
 			err = &terminalError{reason: reason, message: err.Error()}
 		} else if ok {

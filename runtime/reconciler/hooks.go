@@ -1,14 +1,12 @@
 package reconciler
 
 import (
-	"sync"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Hooks customise the generic reconciler for one kind. Every hook is
-// optional.
+// Hooks customise the generic reconciler for one kind: Reconciler.Hooks,
+// which SetupAll sets from WithHooks. Every hook is optional.
 type Hooks struct {
 	// MutateBody may change the ARM body before it is compared and sent.
 	MutateBody func(obj *unstructured.Unstructured, body map[string]any) error
@@ -21,20 +19,14 @@ type Hooks struct {
 	Status func(obj *unstructured.Unstructured, status map[string]any) error
 }
 
-var (
-	hooksMu sync.RWMutex
-	hooks   = map[schema.GroupVersionKind]Hooks{}
-)
-
-// RegisterHooks sets the hooks of a kind. Call it before the manager starts.
-func RegisterHooks(gvk schema.GroupVersionKind, h Hooks) {
-	hooksMu.Lock()
-	defer hooksMu.Unlock()
-	hooks[gvk] = h
-}
-
-func hooksFor(gvk schema.GroupVersionKind) Hooks {
-	hooksMu.RLock()
-	defer hooksMu.RUnlock()
-	return hooks[gvk]
+// WithHooks gives the reconciler of one kind (and version) its hooks.
+// Hooks belong to the operator that sets them up, not to the process: two
+// operators in one process (tests) do not see each other's.
+func WithHooks(gvk schema.GroupVersionKind, h Hooks) SetupOption {
+	return func(o *setupOptions) {
+		if o.hooks == nil {
+			o.hooks = map[schema.GroupVersionKind]Hooks{}
+		}
+		o.hooks[gvk] = h
+	}
 }

@@ -190,6 +190,7 @@ type machine struct {
 	r      *Reconciler
 	s      *script
 	obj    *unstructured.Unstructured
+	hooks  Hooks
 }
 
 func newMachine(t *testing.T, d *descriptor.Descriptor, cfg Config, lister bool, obj *unstructured.Unstructured) *machine {
@@ -237,6 +238,7 @@ func (m *machine) armClient() arm.Client {
 // one kept in memory is gone, as after an operator restart.
 func (m *machine) restart() {
 	m.r = New(m.c, m.armClient(), m.d, "", m.rec, m.cfg)
+	m.r.Hooks = m.hooks
 }
 
 // expect sets the steps of the next reconcile (or observer pass).

@@ -1094,8 +1094,6 @@ func TestMachine(t *testing.T) {
 			}
 			if c.hooks != nil {
 				d.Kind = "HookedGadget"
-				RegisterHooks(d.GroupVersionKind(), *c.hooks)
-				defer RegisterHooks(d.GroupVersionKind(), Hooks{})
 			}
 			cfg := machineConfig()
 			if c.cfg != nil {
@@ -1106,6 +1104,10 @@ func TestMachine(t *testing.T) {
 				c.obj(obj)
 			}
 			m := newMachine(t, d, cfg, c.lister, obj)
+			if c.hooks != nil {
+				m.hooks = *c.hooks
+				m.restart()
+			}
 			if c.prep != nil {
 				c.prep(m)
 			}

@@ -78,7 +78,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	// Status is that body, the extra status reads and the kind's Status
 	// hook.
 	r.statusGETs(ctx, st, id, body)
-	if h := hooksFor(r.gvk()).Status; h != nil && body != nil {
+	if h := r.Hooks.Status; h != nil && body != nil {
 		if err := h(st.obj, body); err != nil {
 			return r.fail(ctx, st, step("Status hook", err))
 		}

@@ -41,7 +41,7 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 	}
 	desired, err := desiredBody(d, obj, func(_ descriptor.Path, name, key string) (string, error) {
 		return fmt.Sprintf("<from Secret %s, key %s>", name, key), nil
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ type Reconciler struct {
 	Recorder record.EventRecorder
 	// Config holds the settings; Default() is applied by New.
 	Config Config
+	// Hooks customise the kind (SetupAll: WithHooks).
+	Hooks Hooks
 
 	// versions are the reconcilers of the kind's other served versions
 	// (set on the storage version's reconciler by SetupAll): an object the
@@ -337,7 +339,7 @@ func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, er
 			return "", terminal("SecretKeyNotFound", fmt.Sprintf("secret %q has no key %q (%s)", name, key, p.FieldPath(specPath)))
 		}
 		return string(v), nil
-	})
+	}, r.Hooks.MutateBody)
 	return body, step(stepBody, err)
 }
 

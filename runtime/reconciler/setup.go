@@ -68,6 +68,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		r := New(CacheReader(mgr.GetClient()), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
 		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
+		r.Hooks = o.hooks[d.GroupVersionKind()]
 		return r
 	}
 	main := map[schema.GroupKind]*Reconciler{}
@@ -106,6 +107,7 @@ type SetupOption func(*setupOptions)
 type setupOptions struct {
 	credentials *credentials.Credentials
 	secrets     client.Reader
+	hooks       map[schema.GroupVersionKind]Hooks
 }
 
 // WithSecrets makes every reconciler read the Secrets specs reference with

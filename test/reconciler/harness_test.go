@@ -93,7 +93,7 @@ func startARM(t *testing.T, polls int) *fakearm.Running {
 
 // startOperator runs the manager until stop or the end of the test.
 // It watches only namespace ns, as --watch-namespaces does.
-func startOperator(t *testing.T, fa *fakearm.Running, ns string, cfg reconciler.Config) *operator {
+func startOperator(t *testing.T, fa *fakearm.Running, ns string, cfg reconciler.Config, opts ...reconciler.SetupOption) *operator {
 	t.Helper()
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -120,7 +120,7 @@ func startOperator(t *testing.T, fa *fakearm.Running, ns string, cfg reconciler.
 	if cfg.FirstObservation == 0 {
 		cfg.FirstObservation = time.Hour // tests that watch the drift observer set it
 	}
-	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
+	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg, opts...); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

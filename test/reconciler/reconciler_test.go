@@ -402,7 +402,7 @@ func TestStatusGETs(t *testing.T) {
 // status (registered for a kind no other test uses).
 func TestHooks(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "managedidentity.azure.armature.dev", Version: "v20230131", Kind: "UserAssignedIdentity"}
-	reconciler.RegisterHooks(gvk, reconciler.Hooks{
+	hooks := reconciler.WithHooks(gvk, reconciler.Hooks{
 		MutateBody: func(_ *unstructured.Unstructured, body map[string]any) error {
 			body["tags"] = map[string]any{"managed-by": "armature"}
 			return nil
@@ -413,10 +413,9 @@ func TestHooks(t *testing.T) {
 			return nil
 		},
 	})
-	defer reconciler.RegisterHooks(gvk, reconciler.Hooks{})
 	fa := startARM(t, 1)
 	ns := namespace(t)
-	startOperator(t, fa, ns, reconciler.Config{})
+	startOperator(t, fa, ns, reconciler.Config{}, hooks)
 	rg := resourceGroup(ns, "hooks")
 	id := cr("UserAssignedIdentity", "managedidentity.azure.armature.dev/v20230131", ns, "app", map[string]any{"owner": map[string]any{"name": "hooks"}, "location": "westeurope"})
 	create(t, rg, id)
