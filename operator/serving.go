@@ -9,6 +9,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
 	"github.com/armature-dev/armature/runtime/reconciler"
@@ -30,6 +31,9 @@ func registerMetrics(r prometheus.Registerer) error {
 	}
 	if err := configurator.RegisterMetrics(r); err != nil {
 		return fmt.Errorf("configurator metrics: %w", err)
+	}
+	if err := action.RegisterMetrics(r); err != nil {
+		return fmt.Errorf("action metrics: %w", err)
 	}
 	return nil
 }

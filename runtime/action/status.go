@@ -15,13 +15,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
+	armmetrics "github.com/armature-dev/armature/runtime/metrics"
 )
 
 var (
@@ -33,8 +33,10 @@ var (
 	}, []string{"kind", "action", "phase"})
 )
 
-func init() {
-	metrics.Registry.MustRegister(actionRequests, actionsFinished)
+// RegisterMetrics registers the Action controller's collectors with the
+// registry of the binary that serves them (the operator's).
+func RegisterMetrics(r prometheus.Registerer) error {
+	return armmetrics.Register(r, actionRequests, actionsFinished)
 }
 
 func observe(d *descriptor.Descriptor, a *descriptor.Action, verb string, err error) {
