@@ -522,7 +522,6 @@ func TestMachine(t *testing.T) {
 			},
 			calls: []armStep{get(ok(live("location", "northeurope")), nil)},
 			want:  machineWant{res: after(mSync), ready: "True " + tSucceeded, msg: "not corrected"},
-			skip:  "bug: under skip observe() never builds the desired body (desired == nil unless the policy corrects drift), so drift() compares nothing and the 'Azure differs from spec … (policy skip: not corrected)' message is unreachable for skip",
 		},
 		"DriftUnderPlanReported": {
 			reason: "under plan (switched from manage), drift is reported, not corrected",

@@ -40,10 +40,16 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		}
 		return r.fail(ctx, st, step(stepObserve, err))
 	}
-	if desired == nil && st.policy.CorrectsDrift() {
+	switch {
+	case desired != nil:
+	case st.policy.CorrectsDrift():
 		if desired, err = r.desired(ctx, st); err != nil {
 			return r.fail(ctx, st, err)
 		}
+	case st.policy == core.PolicySkip:
+		// Under skip drift is only reported: a body that cannot be built
+		// (a Secret it references is missing) reports none.
+		desired, _ = r.desired(ctx, st)
 	}
 	// The body as the apiserver stores it in status (normalized).
 	body := normalize(r.Desc, res.Body)
