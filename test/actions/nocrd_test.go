@@ -29,7 +29,7 @@ func TestOperatorWithoutActionCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := envtestutil.Client(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	restCfg = c
-	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err != nil {
+	if k8s, err = envtestutil.Client(restCfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

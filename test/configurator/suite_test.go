@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	if cl, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	if cl, err = envtestutil.Client(cfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 	cfg = c
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
-	if cl, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	if cl, err = envtestutil.Client(cfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -91,7 +91,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer func() { _ = env.Stop() }()
 	restCfg.QPS, restCfg.Burst = 500, 1000
-	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err != nil {
+	if k8s, err = envtestutil.Client(restCfg, client.Options{Scheme: scheme}); err != nil {
 		return 0, err
 	}
 	wio := &env.WebhookInstallOptions

@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 	}
 	restCfg = rest.CopyConfig(c)
 	restCfg.WarningHandler = warnings
-	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err == nil {
+	if k8s, err = envtestutil.Client(restCfg, client.Options{Scheme: scheme}); err == nil {
 		err = installCertManagerCRDs(context.Background())
 	}
 	if err != nil {

@@ -64,7 +64,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	restCfg, kubeconfig = c, env.KubeConfig
-	if k8s, err = client.New(restCfg, client.Options{Scheme: scheme}); err != nil {
+	if k8s, err = envtestutil.Client(restCfg, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

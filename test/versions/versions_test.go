@@ -91,7 +91,7 @@ func start(t *testing.T) *env {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = apis.AddToScheme(s)
-	cl, err := client.New(cfg, client.Options{Scheme: s})
+	cl, err := envtestutil.Client(cfg, client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func start(t *testing.T, s setup) *env {
 	})
 	cfg.QPS, cfg.Burst = 500, 1000
 	scheme := newScheme(t)
-	cl, err := client.New(cfg, client.Options{Scheme: scheme})
+	cl, err := envtestutil.Client(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
