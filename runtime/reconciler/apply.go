@@ -4,17 +4,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // apply sends to ARM what decide says (nothing when the spec is as last
@@ -101,7 +105,7 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if !res.Done() {
 		if intent != nil && intent.Applied == stored {
 			// The intent on the object survives a restart: the token is
-			// kept in memory, with no apiserver write (pending.go).
+			// kept in memory, with no apiserver write (pendingOf).
 			return r.follow(st, intent, res), nil
 		}
 		return r.startOperation(ctx, st, id, w.Verb, w.Create, res, stored)
@@ -118,25 +122,56 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	return r.observe(ctx, st, id, desired)
 }
 
-// inSync ends a reconcile that has nothing to write: the record is brought
-// up to date when the spec changed only where nothing is sent (or was
-// adopted in sync), then the resource is observed unless the drift
-// observer watches it.
-func (r *Reconciler) inSync(ctx context.Context, st *state, id, last, applied, stored string, desired map[string]any) (reconcile.Result, error) {
-	if rec, _ := st.claimedID(); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
-		// Adopted in sync, or written before the ARM id was sealed (an
-		// earlier operator version): record what the spec says and the
-		// id derived from it, without a write to ARM.
-		if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
-			return reconcile.Result{}, step(stepRecord, err)
+// desired builds the ARM body from spec, reading the Secrets it references
+// in the object's namespace.
+func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, error) {
+	secrets := r.Secrets
+	if secrets == nil {
+		secrets = r.Client
+	}
+	body, err := desiredBody(r.Desc, st.obj, func(p descriptor.Path, name, key string) (string, error) {
+		var s corev1.Secret
+		if err := secrets.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
+			return "", fmt.Errorf("secret %q for %s: %w", name, p.FieldPath(specPath), err)
+		}
+		v, ok := s.Data[key]
+		if !ok {
+			return "", terminal("SecretKeyNotFound", fmt.Sprintf("secret %q has no key %q (%s)", name, key, p.FieldPath(specPath)))
+		}
+		return string(v), nil
+	}, r.Hooks.MutateBody)
+	return body, step(stepBody, err)
+}
+
+// stale reports whether the apiserver has newer reconciler annotations than
+// the cached object.
+//
+// When this reconciler wrote the object since the operator started, the
+// cached copy's resourceVersion answers without a read: older than our
+// write means stale. (resourceVersions are etcd revisions, compared as
+// numbers; one that does not parse falls back to the read.)
+func (r *Reconciler) stale(ctx context.Context, st *state) (bool, error) {
+	if st.obj.GetResourceVersion() != st.readVersion {
+		return false, nil // written in this reconcile: obj is the apiserver's answer
+	}
+	if behind, known := r.ownWrite(st.obj); known {
+		return behind, nil
+	}
+	if r.APIReader == nil || r.bornHere(st.obj) {
+		return false, nil
+	}
+	// Only annotations are compared: the apiserver sends metadata alone.
+	fresh := &metav1.PartialObjectMetadata{}
+	fresh.SetGroupVersionKind(r.gvk())
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(st.obj), fresh); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	for _, k := range []string{core.AnnotationOperation, core.AnnotationLastApplied, core.AnnotationSeal} {
+		if fresh.GetAnnotations()[k] != st.obj.GetAnnotations()[k] {
+			return true, nil
 		}
 	}
-	if !st.forced && st.settled() && r.listed(id) {
-		// Nothing to write and nothing new to show: the drift
-		// observer's LIST watches it (no GET, no requeue).
-		return reconcile.Result{}, nil
-	}
-	return r.observe(ctx, st, id, desired)
+	return false, nil
 }
 
 // liveBefore reads the live resource when the decision needs it before
@@ -179,6 +214,114 @@ func (r *Reconciler) liveBefore(ctx context.Context, st *state, id, last string,
 	return live, false, reconcile.Result{}, nil
 }
 
+// inSync ends a reconcile that has nothing to write: the record is brought
+// up to date when the spec changed only where nothing is sent (or was
+// adopted in sync), then the resource is observed unless the drift
+// observer watches it.
+func (r *Reconciler) inSync(ctx context.Context, st *state, id, last, applied, stored string, desired map[string]any) (reconcile.Result, error) {
+	if rec, _ := st.claimedID(); (last != applied || !strings.EqualFold(rec, id)) && !st.policy.OnlyPlans() {
+		// Adopted in sync, or written before the ARM id was sealed (an
+		// earlier operator version): record what the spec says and the
+		// id derived from it, without a write to ARM.
+		if err := r.recordApplied(ctx, st, id, stored, nil); err != nil {
+			return reconcile.Result{}, step(stepRecord, err)
+		}
+	}
+	if !st.forced && st.settled() && r.listed(id) {
+		// Nothing to write and nothing new to show: the drift
+		// observer's LIST watches it (no GET, no requeue).
+		return reconcile.Result{}, nil
+	}
+	return r.observe(ctx, st, id, desired)
+}
+
+// One object per resource, and no silent takeover: before the first
+// create of an object the reconciler checks that no other object of the
+// kind (in any namespace) claims the ARM id, and GETs it — an existing
+// resource this object did not create is never written. The claim (the
+// sealed AnnotationARMID) is recorded before the PUT, so an operator
+// killed after an accepted PUT still knows the resource is the object's.
+
+// claimant returns "namespace/name" of another object of the kind that
+// claims id; "" when none does (or the index is not set up: a reconciler
+// built without a manager).
+func (r *Reconciler) claimant(ctx context.Context, st *state, id string) (string, error) {
+	if r.claimKind.Empty() {
+		return "", nil
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(r.claimKind.GroupVersion().WithKind(r.claimKind.Kind + "List"))
+	if err := r.slimReader().List(ctx, list, client.MatchingFields{claimIndex: strings.ToLower(id)}, client.UnsafeDisableDeepCopy); err != nil {
+		return "", fmt.Errorf("list the objects that claim %s: %w", id, err)
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.GetUID() != st.obj.GetUID() {
+			return o.GetNamespace() + "/" + o.GetName(), nil
+		}
+	}
+	return "", nil
+}
+
+// claim runs before the first create of the resource id with the body
+// applied (secrets hashed). done is true when the reconcile ends here (the
+// condition is written). intent is the create recorded on the object with
+// the claim (nil when the object claimed id before): a synchronous create
+// then needs no metadata write of its own (its end goes to
+// status.lastOperation).
+func (r *Reconciler) claim(ctx context.Context, st *state, id, verb, applied string) (done bool, intent *operation, res reconcile.Result, err error) {
+	if rec, _ := st.claimedID(); rec != "" && strings.EqualFold(rec, id) {
+		return false, nil, res, nil // claimed before: the resource, if there, is this object's
+	}
+	if other, err := r.claimant(ctx, st, id); err != nil || other != "" {
+		if err != nil {
+			return true, nil, res, step(stepClaim, err)
+		}
+		res, err = r.claimRefused(ctx, st, core.ReasonClaimedByAnotherObject, fmt.Sprintf("%s %s manages %s: nothing is written for this object. Delete one of the two, or give this one another azureName", r.Desc.Kind, other, id))
+		return true, nil, res, err
+	}
+	if r.Desc.Singleton == "" {
+		// A singleton exists with its parent: there is nothing to take over.
+		_, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+		switch {
+		case err == nil:
+			res, err = r.claimRefused(ctx, st, core.ReasonAzureResourceExists, fmt.Sprintf("%s exists in Azure and this object did not create it: nothing is written. To manage it with this object, set spec.resourceID: %s (adoption; the reconcile policy then applies to it, deletion included); or give the object another azureName", id, id))
+			return true, nil, res, err
+		case !arm.IsNotFound(err):
+			res, err = r.fail(ctx, st, step(stepClaim, err))
+			return true, nil, res, err
+		}
+	}
+	base := st.obj.DeepCopy()
+	r.seal.setARMID(st.obj, id)
+	intent = &operation{Verb: verb, ID: id, Applied: applied, Started: time.Now().UTC().Format(time.RFC3339Nano), Create: true}
+	setAnnotation(st.obj, core.AnnotationOperation, r.seal.sealOperation(st.obj.GetUID(), *intent))
+	if err := r.patchMeta(ctx, st, base); err != nil {
+		return true, nil, res, step(stepClaim, err)
+	}
+	return false, intent, res, nil
+}
+
+// Loops are bounded and visible: an operation lost by ARM is followed by
+// a GET, not a new write; the writes of one generation that do not bring
+// the object to Ready are counted, and past Config.MaxWritesPerGeneration
+// nothing more is sent until the object changes; a status write gets a
+// context of its own when the reconcile's has ended; an owner cycle is
+// named.
+
+// overBudget reports (and shows) an object whose generation has made
+// Config.MaxWritesPerGeneration writes without settling.
+func (r *Reconciler) overBudget(ctx context.Context, st *state, verb, id string) (bool, reconcile.Result, error) {
+	n := r.mem.spent(st.obj.GetUID(), st.obj.GetGeneration())
+	if n < r.Config.MaxWritesPerGeneration {
+		return false, reconcile.Result{}, nil
+	}
+	msg := fmt.Sprintf("%d writes to %s in generation %d did not bring it to Ready; the next one (%s) is not sent until the spec changes. Look at the events and at the resource in Azure", n, id, st.obj.GetGeneration(), verb)
+	r.eventOnce(st, core.ReasonWriteLoop, msg)
+	st.userMustAct(core.ReasonWriteLoop, msg)
+	return true, reconcile.Result{}, step(stepStatus, r.writeStatus(ctx, st))
+}
+
 func verbReason(verb string, create bool) string {
 	switch {
 	case create:
@@ -211,6 +354,29 @@ func (r *Reconciler) plan(ctx context.Context, st *state, id string, w Write, pa
 	_ = json.Unmarshal([]byte(p), &plan)
 	st.plan = plan
 	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, step(stepStatus, r.writeStatus(ctx, st))
+}
+
+// armCall sends one request with the object's credential and counts it.
+// Its ARM errors carry the method (callError), which the error table reads.
+func (r *Reconciler) armCall(ctx context.Context, st *state, verb, id string, payload []byte) (*arm.Result, error) {
+	var res *arm.Result
+	var err error
+	c := st.arm.Client
+	switch verb {
+	case http.MethodGet:
+		res, err = c.Get(ctx, id, r.Desc.APIVersion)
+	case http.MethodPut:
+		res, err = c.Put(ctx, id, r.Desc.APIVersion, payload)
+	case http.MethodPatch:
+		res, err = c.Patch(ctx, id, r.Desc.APIVersion, payload)
+	case http.MethodDelete:
+		res, err = c.Delete(ctx, id, r.Desc.APIVersion)
+	}
+	observeARM(verb, err)
+	if err != nil {
+		return res, &callError{method: verb, err: err}
+	}
+	return res, nil
 }
 
 // startOperation keeps the operation on the object and requeues.
@@ -290,6 +456,109 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	}
 	st.wrote = true
 	return r.observeWith(ctx, st, id, nil, res)
+}
+
+// lostOperation handles a poll answered 404 (ARM forgot the operation, or
+// its URL expired): the resource is read; there, the operation counts as
+// finished and its body as applied; absent, the write failed, and it is
+// retried with a backoff that keeps growing (never at once, never on the
+// word of a new PUT's acceptance alone).
+func (r *Reconciler) lostOperation(ctx context.Context, st *state, id string, op *operation, perr error) (reconcile.Result, error) {
+	res, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+	if err != nil && !arm.IsNotFound(err) {
+		return r.fail(ctx, st, step(stepRead+" "+id, err))
+	}
+	inflight.Dec()
+	if err == nil {
+		r.event(st, corev1.EventTypeWarning, core.EventOperationLost, fmt.Sprintf("ARM no longer knows the %s operation (%v); %s exists: the write counts as done", op.Verb, perr, id))
+		if rerr := r.recordApplied(ctx, st, id, op.Applied, nil); rerr != nil {
+			return reconcile.Result{}, step(stepRecord, rerr)
+		}
+		return r.observeWith(ctx, st, id, nil, res)
+	}
+	base := st.obj.DeepCopy()
+	removeAnnotation(st.obj, core.AnnotationOperation)
+	if rerr := r.patchMeta(ctx, st, base); rerr != nil {
+		return reconcile.Result{}, step(stepRecord, rerr)
+	}
+	msg := fmt.Sprintf("ARM no longer knows the %s operation on %s and the resource is not there: the write is sent again after a backoff", op.Verb, id)
+	return r.wait(ctx, st, perr, arm.ClassRetry, core.ReasonOperationLost, msg, false, 0)
+}
+
+// A create's long-running operation is followed from memory: the claim
+// written before the PUT carries the create's intent (claim, above), which
+// says enough to survive a restart without the resume token, so the token
+// costs no apiserver write. This process polls the operation with the
+// token it keeps (pending); a process that finds an intent not done and no
+// operation in memory (after a restart, or another leader's) reads the
+// resource instead of sending the PUT again: there, the create was
+// accepted and observe follows its provisioning state; absent, the PUT
+// never took and is sent.
+
+// pendingOf returns the create operation this process follows for the
+// object when it completes the intent on the object, which status does
+// not record as done; else nil (and a stale one is forgotten).
+func (r *Reconciler) pendingOf(st *state) *operation {
+	op := r.mem.followed(st.obj.GetUID())
+	if op == nil {
+		return nil
+	}
+	intent := st.operation()
+	if intent == nil || intent.polled() || opHash(intent) != op.completes || st.opDone(intent) {
+		r.mem.follow(st.obj.GetUID(), nil)
+		return nil
+	}
+	return op
+}
+
+// follow keeps the operation a create started (its intent on the object)
+// and requeues for its poll: no apiserver write.
+func (r *Reconciler) follow(st *state, intent *operation, res *arm.Result) reconcile.Result {
+	op := *intent
+	op.Token, op.completes = res.Token, opHash(intent)
+	r.mem.follow(st.obj.GetUID(), &op)
+	inflight.Inc()
+	return reconcile.Result{RequeueAfter: r.pollAfter(res)}
+}
+
+// recoverIntent handles a create intent on the object that is not done and
+// that no operation in memory follows: the resource is read. There, the
+// create was accepted (by this process before a restart, or by another):
+// the intent counts as done and the resource is observed (its
+// provisioning state decides Ready). Absent, done is false and the create
+// goes on (the PUT is sent).
+func (r *Reconciler) recoverIntent(ctx context.Context, st *state, id string, intent *operation) (done bool, res reconcile.Result, err error) {
+	got, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+	if arm.IsNotFound(err) {
+		return false, res, nil
+	}
+	if err != nil {
+		res, err = r.fail(ctx, st, step(stepRead+" "+id, err))
+		return true, res, err
+	}
+	r.event(st, "Normal", verbReason(intent.Verb, true), fmt.Sprintf("%s %s (accepted before a restart; its end is read from the resource)", intent.Verb, id))
+	st.lastOp = opHash(intent)
+	res, err = r.observeWith(ctx, st, id, nil, got)
+	return true, res, err
+}
+
+// refusedIntent drops the create intent on the object when ARM answered the
+// PUT with a refusal (a 4xx: the create was not accepted), so that no later
+// reconcile takes a resource it then finds — one being deleted, say — for
+// this create's. An answer that leaves the outcome open (5xx, no answer)
+// keeps it: the resource, if there, is this create's.
+func (r *Reconciler) refusedIntent(ctx context.Context, st *state, err error) error {
+	var ae *arm.Error
+	if !errors.As(err, &ae) || ae.Status >= 500 {
+		return nil
+	}
+	intent := st.operation()
+	if intent == nil || intent.polled() || st.opDone(intent) {
+		return nil
+	}
+	base := st.obj.DeepCopy()
+	removeAnnotation(st.obj, core.AnnotationOperation)
+	return r.patchMeta(ctx, st, base)
 }
 
 // recordApplied stores the last-applied body (in its stored form,

@@ -17,10 +17,9 @@
 //     operator registers (owner.go).
 //  4. An operation in flight (its azcore resume token is kept in the
 //     armature.dev/operation annotation; a create's, in memory, beside the
-//     intent recorded before its PUT: pending.go) is polled once; the
+//     intent recorded before its PUT) is polled once; the
 //     worker never blocks on it. Records read back are sealed to the
-//     object (seal.go); a create is preceded by a GET and a claim
-//     (claim.go).
+//     object (seal.go); a create is preceded by a GET and a claim.
 //  5. Build the desired ARM body from spec (Secret references resolved at
 //     call time; their values are hashed in the last-applied annotation and
 //     never stored; the kind's MutateBody hook). decide — one pure function
@@ -35,6 +34,26 @@
 //  7. Requeue after the sync period (jittered): that GET is the drift
 //     observer. Live writable values that differ from the desired ones are
 //     corrected (or only reported under the skip policy).
+//
+// # Reading one reconcile
+//
+// The steps above read top to bottom in six files, each function below
+// the one that calls it: reconcile.go (Reconcile: steps 1–4, the owner,
+// the finalizer), apply.go (step 5: the desired body, decide, the claim
+// before a create, the write and its operation), observe.go (steps 6–7:
+// the GET, status, drift), finalize.go (deletion), fail.go (every error
+// of a step: conditions, events, backoff) and state.go (the state one
+// reconcile carries, and the status write that ends it). The state of a
+// reconcile (type state) is touched by these six files only.
+//
+// Beside them are pure parts with their own tests — decide.go (the write
+// decision), drift.go, ignore.go, embedded.go, refusal.go (create-only
+// refusals), records.go and seal.go (what is kept on the object) — and
+// the machinery of the process: setup.go (controllers, watches, indexes:
+// owner.go, claim.go, secrets.go), memory.go (the one per-object
+// memory), observer.go (drift by LIST), versions.go (which served
+// version reconciles), and the slim form of objects in the cache
+// (cache.go, pack.go, digest.go).
 //
 // # Policies (annotation armature.dev/reconcile-policy)
 //

@@ -92,27 +92,6 @@ func settable(d *descriptor.Descriptor, tp descriptor.Path, v any) any {
 	return v
 }
 
-// splitDrift splits drift paths into those Azure changed since the operator
-// last looked (drift: corrected) and those where ARM answers what was
-// applied in its own way (a Redis redisVersion "6" read back as "6.0.14",
-// a value the service fills in): the value the GET right after a write
-// returned, still the same as in status. The second kind is never
-// corrected: a PUT would get the same answer again, forever.
-func splitDrift(st *state, paths []string, live map[string]any) (drifted, normalised []string) {
-	for _, p := range paths {
-		path, err := descriptor.ParsePath(p)
-		switch {
-		case st.wrote:
-			normalised = append(normalised, p)
-		case err == nil && unchangedSince(st.orig, path, live):
-			normalised = append(normalised, p)
-		default:
-			drifted = append(drifted, p)
-		}
-	}
-	return drifted, normalised
-}
-
 // unchangedSince reports whether the live value at a path is what the
 // status holds (or both hold none: a value the service drops), on the
 // status's digest (digest.go): at the member of the digest that holds the

@@ -41,7 +41,7 @@ type operation struct {
 	ID string `json:"id,omitempty"`
 	// Seal is the HMAC binding the record to the object (seal.go).
 	Seal string `json:"seal,omitempty"`
-	// completes, on an operation this process keeps in memory (pending.go),
+	// completes, on an operation this process keeps in memory (pendingOf, apply.go),
 	// is the opHash of the create intent recorded on the object that the
 	// operation's end completes. Never stored.
 	completes string

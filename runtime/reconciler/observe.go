@@ -2,8 +2,10 @@ package reconciler
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // observe GETs the resource into status, corrects drift and requeues after
@@ -140,4 +143,37 @@ func (r *Reconciler) statusGETs(ctx context.Context, st *state, id string, body 
 		}
 		body[g.StatusField] = res.Body
 	}
+}
+
+// splitDrift splits drift paths into those Azure changed since the operator
+// last looked (drift: corrected) and those where ARM answers what was
+// applied in its own way (a Redis redisVersion "6" read back as "6.0.14",
+// a value the service fills in): the value the GET right after a write
+// returned, still the same as in status. The second kind is never
+// corrected: a PUT would get the same answer again, forever.
+func splitDrift(st *state, paths []string, live map[string]any) (drifted, normalised []string) {
+	for _, p := range paths {
+		path, err := descriptor.ParsePath(p)
+		switch {
+		case st.wrote:
+			normalised = append(normalised, p)
+		case err == nil && unchangedSince(st.orig, path, live):
+			normalised = append(normalised, p)
+		default:
+			drifted = append(drifted, p)
+		}
+	}
+	return drifted, normalised
+}
+
+// syncPeriod is the jittered period of the object.
+func (r *Reconciler) syncPeriod(st *state) time.Duration {
+	p := r.Config.SyncPeriod
+	if v := st.obj.GetAnnotations()[core.AnnotationSyncPeriod]; v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			p = d
+		}
+	}
+	j := 1 + r.Config.Jitter*(2*rand.Float64()-1)
+	return time.Duration(float64(p) * j)
 }

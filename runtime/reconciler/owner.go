@@ -57,49 +57,6 @@ func (r *Reconciler) ownerTarget(owner map[string]any) (gvk schema.GroupVersionK
 	return m.GroupVersionKind, true, nil
 }
 
-// resolveOwner reads the custom resource spec.owner names and returns its
-// ARM id; a non-empty waiting says why it cannot be used yet (missing, or
-// not Ready with a status.id). ownerID is "" when spec.owner names no
-// custom resource (an armId, a resourceID, or nothing).
-func (r *Reconciler) resolveOwner(ctx context.Context, st *state) (ownerID, waiting string, err error) {
-	s := spec(st.obj)
-	owner, _ := s["owner"].(map[string]any)
-	rid, _ := s["resourceID"].(string)
-	armID, _ := owner["armId"].(string)
-	name, _ := owner["name"].(string)
-	if rid != "" || armID != "" || name == "" {
-		return "", "", nil
-	}
-	gvk, found, err := r.ownerTarget(owner)
-	if err != nil || !found {
-		return "", "", err
-	}
-	o := &unstructured.Unstructured{}
-	o.SetGroupVersionKind(gvk)
-	// Only metadata, status.id and readiness are read: a slim object will do.
-	if err := r.slimReader().Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, o); err != nil {
-		if client.IgnoreNotFound(err) == nil {
-			return "", fmt.Sprintf("owner %s %q does not exist", gvk.Kind, name), nil
-		}
-		return "", "", err
-	}
-	st.ownerExists = true
-	scope := statusID(o)
-	if scope == "" || !ready(o) {
-		return "", fmt.Sprintf("owner %s %q is not Ready", gvk.Kind, name), nil
-	}
-	st.owner = o
-	return scope, "", nil
-}
-
-// ownerRequired is the error of a kind whose spec.owner names nothing.
-func ownerRequired(d *descriptor.Descriptor) error {
-	if d.Scope == descriptor.ScopeExtension {
-		return terminal(core.ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: the owner of a %s can be any resource; give group, kind and name of a custom resource in this namespace, or its armId", d.Kind))
-	}
-	return terminal(core.ReasonOwnerRequired, fmt.Sprintf("spec.owner is required: name a %s in this namespace or give its armId", ownerLabel(d)))
-}
-
 // extensionChildren lists the objects of an extension kind whose
 // spec.owner names owner by group, kind and name.
 func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object) []reconcile.Request {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -154,24 +153,4 @@ func tablePath(path string) string {
 		}
 	}
 	return out.String()
-}
-
-// createOnlyRefusal rewrites the classification of a create-only refusal:
-// the message names the spec property, and the metric counts it.
-func (r *Reconciler) createOnlyRefusal(st *state, c arm.Classification) arm.Classification {
-	paths := refusedPaths(r.Desc, c.Property, st.write.changed())
-	// The metric's path is the table form: one series per property, not
-	// per index.
-	var table []string
-	for _, p := range paths {
-		table = append(table, tablePath(p))
-	}
-	slices.Sort(table)
-	label := strings.Join(slices.Compact(table), ",")
-	if label == "" {
-		label = "unknown"
-	}
-	createOnlyRefusals.WithLabelValues(r.Desc.Kind, label).Inc()
-	c.Message = createOnlyMessage(r.Desc, paths, c.Message)
-	return c
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/credentials"
@@ -343,17 +346,45 @@ func ownerRef(o *unstructured.Unstructured) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Name: o.GetName(), UID: o.GetUID(), BlockOwnerDeletion: &f}
 }
 
-// terminalError is a problem the user must fix.
-type terminalError struct{ reason, message string }
+// settle forgets an object's consecutive failures when its reconcile did
+// not end on a retried error, and its last write once it is gone.
+func (r *Reconciler) settle(st *state) {
+	uid := st.obj.GetUID()
+	if st.settledNow() {
+		// Only Ready ends a run of failures or of writes: an accepted write
+		// that did not settle the object keeps the backoff growing.
+		r.mem.resetFailures(uid)
+		if !st.wrote {
+			r.mem.resetBudget(uid)
+		}
+	}
+}
 
-func (e *terminalError) Error() string { return e.reason + ": " + e.message }
+// remember records the resourceVersion of the reconciler's last write to
+// obj (when the reconcile wrote it), and forgets objects that are gone.
+func (r *Reconciler) remember(st *state) {
+	obj := st.obj
+	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, core.Finalizer) {
+		r.mem.forget(obj.GetUID())
+		return
+	}
+	if rv := obj.GetResourceVersion(); rv != st.readVersion {
+		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
+			r.mem.wrote(obj.GetUID(), n)
+		}
+	}
+}
 
-func terminal(reason, message string) error { return &terminalError{reason: reason, message: message} }
+// statusContext is ctx, or — when the reconcile's deadline has passed — a
+// short context of its own, so that the status says what happened.
+func statusContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+}
 
-// worldError is a problem a change outside the object cures (a Secret
-// created or fixed): retried slowly, like ARM's world-change errors.
-type worldError struct{ reason, message string }
-
-func (e *worldError) Error() string { return e.reason + ": " + e.message }
-
-func waitWorld(reason, message string) error { return &worldError{reason: reason, message: message} }
+// settledNow reports a reconcile that ended Ready=True.
+func (st *state) settledNow() bool {
+	return st.cond != nil && st.cond.Type == core.ConditionReady && st.cond.Status == metav1.ConditionTrue
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,3 +214,69 @@ func (r *Reconciler) event(st *state, typ, reason, msg string) {
 		r.Recorder.Event(st.obj, typ, reason, msg)
 	}
 }
+
+// claimRefused shows a refused claim: Ready=False, ActionRequired=True,
+// one Warning event; the object is looked at again after the sync period
+// (the other object or resource may go).
+func (r *Reconciler) claimRefused(ctx context.Context, st *state, reason, message string) (reconcile.Result, error) {
+	r.eventOnce(st, reason, message)
+	st.userMustAct(reason, message)
+	return reconcile.Result{RequeueAfter: r.syncPeriod(st)}, step(stepStatus, r.writeStatus(ctx, st))
+}
+
+// registerProvider asks ARM to register the object's subscription with the
+// resource provider of its id (Config.RegisterProviders), once per
+// registerAgain, without waiting for it. It returns the condition message
+// and whether the user must still act (the request failed).
+func (r *Reconciler) registerProvider(ctx context.Context, st *state, msg string) (string, bool) {
+	sub, ns := arm.ProviderOf(st.id)
+	if sub == "" || ns == "" || st.arm.Client == nil {
+		return msg, true
+	}
+	asked := fmt.Sprintf("%s The operator asked Azure to register subscription %s with %s (--register-providers) and retries.", msg, sub, ns)
+	key := st.arm.Name + "|" + strings.ToLower(sub+"/"+ns)
+	if v, ok := r.providers.m.Load(key); ok && time.Since(v.(time.Time)) < registerAgain {
+		return asked, false
+	}
+	if err := arm.RegisterProvider(ctx, st.arm.Client, sub, ns); err != nil {
+		return fmt.Sprintf("%s The operator could not register %s: %v", msg, ns, err), true
+	}
+	r.providers.m.Store(key, time.Now())
+	r.event(st, corev1.EventTypeNormal, core.EventRegisteringProvider, fmt.Sprintf("POST /subscriptions/%s/providers/%s/register", sub, ns))
+	return asked, false
+}
+
+// createOnlyRefusal rewrites the classification of a create-only refusal:
+// the message names the spec property, and the metric counts it.
+func (r *Reconciler) createOnlyRefusal(st *state, c arm.Classification) arm.Classification {
+	paths := refusedPaths(r.Desc, c.Property, st.write.changed())
+	// The metric's path is the table form: one series per property, not
+	// per index.
+	var table []string
+	for _, p := range paths {
+		table = append(table, tablePath(p))
+	}
+	slices.Sort(table)
+	label := strings.Join(slices.Compact(table), ",")
+	if label == "" {
+		label = "unknown"
+	}
+	createOnlyRefusals.WithLabelValues(r.Desc.Kind, label).Inc()
+	c.Message = createOnlyMessage(r.Desc, paths, c.Message)
+	return c
+}
+
+// terminalError is a problem the user must fix.
+type terminalError struct{ reason, message string }
+
+func (e *terminalError) Error() string { return e.reason + ": " + e.message }
+
+func terminal(reason, message string) error { return &terminalError{reason: reason, message: message} }
+
+// worldError is a problem a change outside the object cures (a Secret
+// created or fixed): retried slowly, like ARM's world-change errors.
+type worldError struct{ reason, message string }
+
+func (e *worldError) Error() string { return e.reason + ": " + e.message }
+
+func waitWorld(reason, message string) error { return &worldError{reason: reason, message: message} }
