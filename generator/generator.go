@@ -103,7 +103,10 @@ func Analyze(opts Options) (*Analysis, error) {
 	if opts.Config != nil && len(opts.Config.Overrides) > 0 {
 		fixes = override.New(opts.Config.ConfigFile(), opts.Config.Overrides)
 	}
-	ranks := versionRanks(opts.Files)
+	ranks, err := versionRanks(opts.SpecRoot, opts.Files)
+	if err != nil {
+		return nil, err
+	}
 	a, err := analyze(opts, ranks[0], fixes)
 	if err != nil {
 		return nil, err

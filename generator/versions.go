@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/armature-dev/armature/generator/apidiff"
 	"github.com/armature-dev/armature/generator/config"
+	"github.com/armature-dev/armature/generator/load"
 	"github.com/armature-dev/armature/generator/model"
 )
 
@@ -16,10 +18,10 @@ import (
 // (…/Microsoft.Storage/stable/2023-05-01/storage.json).
 var apiVersionSegment = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z0-9.]+)?$`)
 
-// fileVersion returns the provider folder and api-version of a swagger
-// path, or "" when the path does not follow the azure-rest-api-specs
-// layout.
-func fileVersion(file string) (provider, version string) {
+// fileProvider returns the provider folder of a swagger path
+// (microsoft.storage), or "" when the path does not follow the
+// azure-rest-api-specs layout (provider, stable|preview, api-version).
+func fileProvider(file string) string {
 	segs := strings.Split(path.Clean(strings.ReplaceAll(file, "\\", "/")), "/")
 	for i := len(segs) - 2; i >= 0; i-- {
 		if !apiVersionSegment.MatchString(segs[i]) {
@@ -27,12 +29,12 @@ func fileVersion(file string) (provider, version string) {
 		}
 		for j := i - 1; j >= 0; j-- {
 			if strings.Contains(segs[j], ".") && !strings.EqualFold(segs[j], "resource-manager") {
-				return strings.ToLower(segs[j]), segs[i]
+				return strings.ToLower(segs[j])
 			}
 		}
-		return "", segs[i]
+		return ""
 	}
-	return "", ""
+	return ""
 }
 
 // newerAPIVersion orders api-versions newest first; on the same date a
@@ -52,20 +54,24 @@ func newerAPIVersion(a, b string) bool {
 // versionRanks splits the files by api-version within each provider: rank
 // 0 holds every provider's newest api-version, rank 1 the next older one,
 // and so on. Each rank is analysed on its own, because one resource tree
-// holds one api-version per ARM type. Files outside the usual layout go to
-// rank 0. The order of files within a rank is kept.
-func versionRanks(files []string) [][]string {
+// holds one api-version per ARM type. The api-version is the document's
+// (load.ReadAPIVersion, the source the resource tree reads too), the
+// provider its folder; files outside the usual layout go to rank 0. The
+// order of files within a rank is kept.
+func versionRanks(root string, files []string) ([][]string, error) {
 	versions := map[string][]string{}
-	for _, f := range files {
-		p, v := fileVersion(f)
-		if v == "" {
+	of := make([]string, len(files))
+	for i, f := range files {
+		p := fileProvider(f)
+		if p == "" {
 			continue
 		}
-		found := false
-		for _, x := range versions[p] {
-			found = found || x == v
+		v, err := load.ReadAPIVersion(root, f)
+		if err != nil {
+			return nil, err
 		}
-		if !found {
+		of[i] = v
+		if v != "" && !slices.Contains(versions[p], v) {
 			versions[p] = append(versions[p], v)
 		}
 	}
@@ -73,21 +79,17 @@ func versionRanks(files []string) [][]string {
 		sort.Slice(versions[p], func(i, j int) bool { return newerAPIVersion(versions[p][i], versions[p][j]) })
 	}
 	var ranks [][]string
-	for _, f := range files {
-		r := 0
-		if p, v := fileVersion(f); v != "" {
-			for i, x := range versions[p] {
-				if x == v {
-					r = i
-				}
-			}
-		}
+	for i, f := range files {
+		r := max(0, slices.Index(versions[fileProvider(f)], of[i]))
 		for len(ranks) <= r {
 			ranks = append(ranks, nil)
 		}
 		ranks[r] = append(ranks[r], f)
 	}
-	return ranks
+	if len(ranks) == 0 {
+		ranks = [][]string{nil}
+	}
+	return ranks, nil
 }
 
 // linkOwners gives the kinds of an older api-version the owner kinds of

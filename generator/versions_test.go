@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,15 +20,44 @@ func TestVersionRanks(t *testing.T) {
 		"specification/storage/resource-manager/Microsoft.Storage/preview/2023-05-01-preview/storage.json",
 		"specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/blob.json",
 		"local/contoso.json",
+		// The folder says 2024-01-01, the document 2018-10-01 (as Network's
+		// vmssNetworkInterface.json): the document decides.
+		"specification/network/resource-manager/Microsoft.Network/stable/2024-01-01/vmss.json",
+		"specification/network/resource-manager/Microsoft.Network/stable/2024-01-01/network.json",
 	}
-	got := versionRanks(files)
+	root := t.TempDir()
+	for _, f := range files {
+		v := strings.Split(f, "/")
+		version := v[len(v)-2]
+		if strings.HasSuffix(f, "vmss.json") {
+			version = "2018-10-01"
+		}
+		if f == "local/contoso.json" {
+			version = "2020-01-01"
+		}
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := `{"swagger": "2.0", "info": {"title": "t", "version": "` + version + `"}, "paths": {}}`
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := versionRanks(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := [][]string{
-		{files[0], files[2], files[4], files[5]},
-		{files[3]},
+		{files[0], files[2], files[4], files[5], files[7]},
+		{files[3], files[6]},
 		{files[1]},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("versionRanks:\n got %q\nwant %q", got, want)
+	}
+	if _, err := versionRanks(root, []string{"specification/x/resource-manager/Microsoft.X/stable/2020-01-01/missing.json"}); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("versionRanks of a missing file: %v, want an error naming it", err)
 	}
 }
 

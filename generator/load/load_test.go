@@ -329,3 +329,37 @@ func TestPropertiesDiscriminatorUnionTakesGrandchildren(t *testing.T) {
 		t.Errorf("a grandchild subtype's properties belong to the union (-want +got):\n%s", diff)
 	}
 }
+
+func TestReadAPIVersion(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.json", `{"swagger": "2.0", "info": {"title": "a", "version": "2024-01-01"}, "paths": {}}`)
+	write("late.json", `{"swagger": "2.0", "paths": {"/x": {"get": {}}}, "info": {"version": "2019-01-01"}}`)
+	write("none.json", `{"swagger": "2.0", "paths": {}}`)
+	write("bad.json", `{"swagger": "2.0", "info": {"version": 7}}`)
+	for _, c := range []struct{ file, want, err string }{
+		{"a.json", "2024-01-01", ""},
+		{"late.json", "2019-01-01", ""},
+		{"none.json", "", ""},
+		{"bad.json", "", "bad.json#/info"},
+		{"gone.json", "", "gone.json"},
+	} {
+		got, err := ReadAPIVersion(root, c.file)
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("ReadAPIVersion(%s) = %q, %v; want %q, error containing %q", c.file, got, err, c.want, c.err)
+		}
+	}
+	// The same answer as the loaded document's.
+	l := New(root)
+	d, err := l.Load("a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.APIVersion() != "2024-01-01" {
+		t.Errorf("Document.APIVersion = %q", d.APIVersion())
+	}
+}

@@ -489,7 +489,7 @@ func (b *builder) resource(d *load.Document, p string, pp parsed, ops map[string
 		ARMType:    armType,
 		Provider:   pp.provider,
 		Types:      types,
-		APIVersion: apiVersion(d),
+		APIVersion: d.APIVersion(),
 		File:       d.Path,
 		Path:       p,
 		Scope:      pp.scope,
@@ -719,13 +719,6 @@ func (b *builder) longestPrefix(p parsed, candidates []*Resource) (*Resource, st
 		return nil, ""
 	}
 	return best, strings.Join(p.tokens[bestLen:], "/")
-}
-
-func apiVersion(d *load.Document) string {
-	if d.Swagger.Info == nil {
-		return ""
-	}
-	return d.Swagger.Info.Version
 }
 
 // resources returns the kept resources in a stable order.
