@@ -85,11 +85,9 @@ func fileHeader(header, provider string, recs []Recording) string {
 `, header, provider, len(recs))
 }
 
-// embedGo is profiles.go. It still names package fakearm/profile, where
-// the format lived before package recording: changing the text would
-// change the committed generated/profiles, which only a regeneration may.
+// embedGo is profiles.go.
 const embedGo = `// Package profiles holds the behaviour profiles of the generated resource
-// types, one YAML file per provider (see package fakearm/profile).
+// types, one YAML file per provider (the format: package recording).
 package profiles
 
 import "embed"
