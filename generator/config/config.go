@@ -42,6 +42,9 @@ type Config struct {
 	// Overrides correct what the swagger gets wrong and decide what users
 	// see, per kind and property path. Defaults to none.
 	Overrides []Override `json:"overrides,omitempty"`
+	// References add or remove ARM-id fields the detection rules
+	// (generator/refs) get wrong, per kind and path. Defaults to none.
+	References []Reference `json:"references,omitempty"`
 	// StorageVersions names, per API group (storage.azure.armature.dev, or
 	// its first label: storage), the Kubernetes version etcd stores when the
 	// files give a group several api-versions (v20230501). Defaults to the
@@ -116,6 +119,12 @@ func Load(file string) (*Config, error) {
 		c.Overrides[i].Index = i
 		if err := c.Overrides[i].check(); err != nil {
 			errs = append(errs, &Error{File: file, Entry: c.Overrides[i].Entry(), Msg: err.Error()})
+		}
+	}
+	for i := range c.References {
+		c.References[i].Index = i
+		if err := c.References[i].check(); err != nil {
+			errs = append(errs, &Error{File: file, Entry: c.References[i].Entry(), Msg: err.Error()})
 		}
 	}
 	if len(errs) > 0 {

@@ -170,3 +170,49 @@ func TestResolveSpecRoot(t *testing.T) {
 		t.Errorf("flag: %s", got)
 	}
 }
+
+func TestLoadReferences(t *testing.T) {
+	const head = "files: [a.json]\nreferences:\n"
+	cases := map[string]struct {
+		reason string
+		entry  string
+		err    string
+	}{
+		"Valid":          {reason: "add with targets, remove, every selector", entry: "  - {kind: RoleAssignment, path: properties.roleDefinitionId, add: true, targets: [Microsoft.Authorization/roleDefinitions], because: the examples send ARM ids}\n  - {group: network, version: '2024-*', armType: Microsoft.Network/*, path: '**.fooId', remove: true, because: a GUID}\n"},
+		"NoBecause":      {reason: "every entry says why", entry: "  - {kind: V, path: p, add: true}\n", err: "references[0] (V p): because is required"},
+		"NoSelector":     {reason: "an entry names its kinds", entry: "  - {path: p, add: true, because: x}\n", err: "kind or armType is required"},
+		"NoPath":         {reason: "entries are per path", entry: "  - {kind: V, add: true, because: x}\n", err: "path is required"},
+		"NoAction":       {reason: "add or remove must be said", entry: "  - {kind: V, path: p, because: x}\n", err: "exactly one of add: true"},
+		"Both":           {reason: "add and remove contradict", entry: "  - {kind: V, path: p, add: true, remove: true, because: x}\n", err: "exactly one of add: true"},
+		"RemoveTargets":  {reason: "a removed reference has no target", entry: "  - {kind: V, path: p, remove: true, targets: [Microsoft.X/y], because: x}\n", err: "targets go with add"},
+		"BadTarget":      {reason: "targets are ARM types", entry: "  - {kind: V, path: p, add: true, targets: [subnets], because: x}\n", err: `target "subnets"`},
+		"BadPattern":     {reason: "patterns are checked when read", entry: "  - {kind: 'V[', path: p, add: true, because: x}\n", err: "syntax error in pattern"},
+		"UnknownField":   {reason: "typos are errors", entry: "  - {kind: V, path: p, ad: true, because: x}\n", err: `unknown field "ad"`},
+		"SecondIsNamed":  {reason: "errors name the entry index", entry: "  - {kind: V, path: p, add: true, because: x}\n  - {kind: W, path: q.r, add: true}\n", err: "references[1] (W q.r)"},
+		"WildcardTarget": {reason: "a target is one type, not a pattern", entry: "  - {kind: V, path: p, add: true, targets: ['Microsoft.X/*'], because: x}\n", err: `target "Microsoft.X/*"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := Load(write(t, head+tc.entry))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("%s: err = %v, want %q", tc.reason, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			r := c.References[1]
+			if r.Index != 1 || r.Action() != "remove" || c.References[0].Action() != "add" {
+				t.Errorf("entries = %+v", c.References)
+			}
+			if !r.MatchKind("network.azure.armature.dev", "network", "v20240101", "2024-01-01", "NetworkInterface", "Microsoft.Network/networkInterfaces") {
+				t.Error("group by short name, version by api-version pattern and ARM type pattern must match")
+			}
+			if !r.MatchPath(descriptor.MustParsePath("properties.ipConfigurations[*].properties.fooId")) || r.MatchPath(descriptor.MustParsePath("properties.barId")) {
+				t.Error("the path pattern must match as an override's does")
+			}
+		})
+	}
+}

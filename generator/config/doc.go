@@ -1,9 +1,10 @@
 // Package config reads specs/armature.yaml, the file that says what the
 // generator generates: which swagger files, which API group domain, where the
 // output goes, which resource types to generate (include) or leave out
-// (exclude), and the overrides that correct the swagger per kind and
-// property path — every entry with a reason (because). docs/overrides.md is
-// the reference of the file.
+// (exclude), the overrides that correct the swagger per kind and property
+// path, and the references entries that correct the detection of ARM-id
+// fields — every entry with a reason (because). docs/overrides.md is the
+// reference of the file.
 //
 // # Checking
 //

@@ -175,19 +175,7 @@ func (o *Override) DefaultJSON() string {
 
 // MatchKind reports whether the override's selectors choose a kind.
 func (o *Override) MatchKind(group, short, version, apiVersion, kind, armType string) bool {
-	if o.Group != "" && !matchOne(o.Group, group) && !matchOne(o.Group, short) {
-		return false
-	}
-	if o.Version != "" && !matchOne(o.Version, version) && !matchOne(o.Version, apiVersion) {
-		return false
-	}
-	if o.Kind != "" && !matchOne(o.Kind, kind) {
-		return false
-	}
-	if o.ARMType != "" && !MatchARMType(o.ARMType, armType) {
-		return false
-	}
-	return true
+	return matchKind(selectors{o.Group, o.Version, o.Kind, o.ARMType}, group, short, version, apiVersion, kind, armType)
 }
 
 // MatchPath reports whether the override's path pattern chooses a property
