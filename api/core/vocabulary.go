@@ -44,12 +44,18 @@ const AnnotationAPIVersion = "armature.dev/api-version"
 // "you must act" (True: a terminal ARM error, a missing adoption target, a
 // failed provisioning) from "the operator is retrying or waiting" (False).
 const (
-	ConditionReady              = "Ready"
-	ConditionActionRequired     = "ActionRequired"
-	ReasonNone                  = "None"
-	ReasonSucceeded             = "Succeeded"
-	ReasonReconciling           = "Reconciling"
-	ReasonWaitingForOwner       = "WaitingForOwner"
+	ConditionReady          = "Ready"
+	ConditionActionRequired = "ActionRequired"
+	ReasonNone              = "None"
+	ReasonSucceeded         = "Succeeded"
+	ReasonReconciling       = "Reconciling"
+	ReasonWaitingForOwner   = "WaitingForOwner"
+	// ReasonWaitingForReference: a spec reference names an object that
+	// does not exist or has no ARM id yet; nothing is sent until it has.
+	ReasonWaitingForReference = "WaitingForReference"
+	// ReasonInvalidReference: a spec reference names no kind the operator
+	// serves, or a kind the field cannot hold.
+	ReasonInvalidReference      = "InvalidReference"
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"

@@ -154,6 +154,10 @@ type Descriptor struct {
 	// and drift does not count live children the spec does not name.
 	// Sorted by path; empty when the type has none.
 	EmbeddedChildren []EmbeddedChild
+	// References are the spec fields that hold an ARM id another object
+	// of the operator may supply (docs/references.md), sorted by path;
+	// empty when the type has none.
+	References []Reference
 }
 
 // EmbeddedChild is a collection of a parent's body whose items are child
@@ -177,6 +181,35 @@ func (d *Descriptor) Embedded(tablePath Path) (EmbeddedChild, bool) {
 }
 
 // ServerDefault is a value ARM fills in for a property left out.
+// Reference is a spec field that holds an ARM resource id, which the spec
+// may give as a reference to another object of the operator instead:
+// beside the field X, a field X+"Ref" ({group, kind, name}: an object in
+// the same namespace) for a string; for a map keyed by ARM ids
+// (identity.userAssignedIdentities), a list X+"Refs" of such references,
+// each adding the key of the target's id with an empty object. The
+// reconciler sends the target's status.id; exactly one of X and its ref
+// is set (the CRD's CEL rule, and admission).
+type Reference struct {
+	// Path is the field's path from the body root, with Items for every
+	// item of an array (properties.ipConfigurations[*].properties.subnet.id).
+	Path Path
+	// Map is set for a map keyed by ARM ids: the refs are a list.
+	Map bool
+	// Targets are the kinds a reference may name ("group/Kind"), from the
+	// swagger's x-ms-arm-id-details allowedResources; empty when any kind
+	// the operator serves may be named.
+	Targets []string
+}
+
+// RefField is the name of the spec field beside r's field that holds the
+// reference: X+"Ref", or X+"Refs" for a map.
+func (r Reference) RefField() string {
+	if r.Map {
+		return r.Path.Last() + "Refs"
+	}
+	return r.Path.Last() + "Ref"
+}
+
 type ServerDefault struct {
 	Path Path
 	// JSON is the value as JSON.

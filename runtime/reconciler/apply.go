@@ -129,7 +129,8 @@ func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, er
 	if secrets == nil {
 		secrets = r.Client
 	}
-	body, err := desiredBody(r.Desc, st.obj, func(p descriptor.Path, name, key string) (string, error) {
+	refs := func(ref ObjectRef) (string, error) { return r.resolveRef(ctx, st, ref) }
+	body, err := desiredBody(r.Desc, st.obj, refs, func(p descriptor.Path, name, key string) (string, error) {
 		var s corev1.Secret
 		if err := secrets.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
 			return "", fmt.Errorf("secret %q for %s: %w", name, p.FieldPath(specPath), err)

@@ -37,7 +37,7 @@ const (
 )
 
 // slimKeys are the members unpack drops.
-var slimKeys = []string{packedKey, slimID, slimReady, slimOwner, slimSecrets}
+var slimKeys = []string{packedKey, slimID, slimReady, slimOwner, slimSecrets, slimRefs}
 
 // The metadata members a slim object keeps decoded: what predicates,
 // event handlers and field selectors read of an object the informer

@@ -48,6 +48,8 @@ func step(name string, err error) error {
 // fail turns an error into conditions, events and a requeue, by class
 // (runtime/arm's error table for ARM answers):
 //
+//   - a reference waiting for its target: Ready=False WaitingForReference,
+//     requeued by the target's watch, the sync period as a backstop.
 //   - object-change (a terminal ARM 4xx, the reconciler's own terminal
 //     errors): Ready=False and ActionRequired=True with ARM's code and
 //     message, a reconcile.TerminalError: nothing is retried until the
@@ -64,7 +66,8 @@ func step(name string, err error) error {
 func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.Result, error) {
 	var te *terminalError
 	var we *worldError
-	if h := r.Hooks.ClassifyError; h != nil && !errors.As(err, &te) && !errors.As(err, &we) {
+	var wr *waitingError
+	if h := r.Hooks.ClassifyError; h != nil && !errors.As(err, &te) && !errors.As(err, &we) && !errors.As(err, &wr) {
 		if terminal, reason, ok := h(err); ok && terminal {
 			err = &terminalError{reason: reason, message: err.Error()}
 		} else if ok {
@@ -82,6 +85,11 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		st.refused = true
 	case errors.As(err, &we):
 		return r.wait(ctx, st, err, arm.ClassWorldChange, we.reason, we.message, true, 0)
+	case errors.As(err, &wr):
+		// A reference's target is missing or has no id: its watch
+		// requeues the object; the sync period is the backstop.
+		st.setCondition(false, core.ReasonWaitingForReference, wr.message)
+		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
 	case errors.As(err, new(*arm.MalformedError)):
 		// A truncated or misshapen answer: shown, retried with backoff.
 		return r.wait(ctx, st, err, arm.ClassRetry, core.ReasonMalformedAnswer, err.Error(), false, 0)

@@ -39,6 +39,9 @@ func pack(u *unstructured.Unstructured) error {
 	if refs := secretRefs(u); len(refs) > 0 {
 		slim[slimSecrets] = intern(strings.Join(refs, ","))
 	}
+	if refs := refTargets(u); len(refs) > 0 {
+		slim[slimRefs] = strings.Join(refs, ",")
+	}
 	rest := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {
 		switch k {

@@ -33,13 +33,17 @@ type Plan struct {
 // last-applied annotation and the resource read from ARM. scope is the ARM
 // id of the owner when spec.owner names a custom resource (outside a
 // cluster there is none to read); subscriptionID is the subscription of
-// kinds the subscription owns. Secret references are shown, not resolved.
+// kinds the subscription owns. Secret references and references to other objects are shown, not
+// resolved.
 func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *unstructured.Unstructured, scope, subscriptionID string) (*Plan, error) {
 	id, ok := resolveID(d, obj, scope, subscriptionID)
 	if !ok {
 		return nil, fmt.Errorf("the owner's ARM id is needed: set spec.owner.armId or pass the scope")
 	}
-	desired, err := desiredBody(d, obj, func(_ descriptor.Path, name, key string) (string, error) {
+	refs := func(ref ObjectRef) (string, error) {
+		return fmt.Sprintf("<status.id of %s %s>", ref.Kind, ref.Name), nil
+	}
+	desired, err := desiredBody(d, obj, refs, func(_ descriptor.Path, name, key string) (string, error) {
 		return fmt.Sprintf("<from Secret %s, key %s>", name, key), nil
 	}, nil)
 	if err != nil {

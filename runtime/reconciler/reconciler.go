@@ -81,6 +81,7 @@ func New(c client.Client, armClient arm.Client, d *descriptor.Descriptor, ownerV
 	r := &Reconciler{Client: c, ARM: armClient, Desc: d, OwnerVersion: ownerVersion, Recorder: rec, Config: cfg.Default(), mem: newMemory(), providers: &registrations{}, started: time.Now()}
 	r.seal = newSealer(r.Config.StateKey)
 	registerSecretPaths(d)
+	registerRefPaths(d)
 	if _, ok := armClient.(arm.Lister); ok && !r.Config.DriftByGET {
 		for _, p := range d.ListPaths {
 			r.lists = append(r.lists, descriptor.ParseTemplate(p))

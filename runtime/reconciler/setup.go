@@ -161,6 +161,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
+	if err := r.watchTargets(context.Background(), mgr.GetFieldIndexer(), obj, func(target client.Object, h handler.EventHandler) {
+		b = b.Watches(target, h, builderOwnerPredicates())
+	}); err != nil {
+		return err
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, claimIndex, r.claimOf); err != nil {
 		return err
 	}
