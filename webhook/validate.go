@@ -79,6 +79,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.resourceID(sp.Child(fieldResourceID), spec)
 	c.singleton(sp.Child(fieldAzureName), spec)
 	c.ignoreChanges(sp, spec)
+	c.references(sp, spec)
 	return c.errs
 }
 
