@@ -2,15 +2,19 @@
 // Manager swagger, and shows what it understood.
 //
 //	armature generate [--config specs/armature.yaml] [--out DIR] [--spec-root DIR] [FILE.json ...]
-//	armature inspect [--json] [--properties] [--config FILE] [--spec-root DIR] [FILE.json ...]
+//	armature inspect [--json] [--properties | --references] [--kind KIND] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature diff [--json] [--fail-on-breaking] [--spec-root DIR] OLD NEW
 //	armature sweep [--json FILE] [--markdown FILE] [--min-clean R] [--min-examples R] [--all-versions] [-j N] DIR
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
-// exist). With a config, its include, exclude and overrides apply
-// (docs/overrides.md).
+// exist). With a config, its include, exclude, overrides and references
+// apply (docs/overrides.md).
+//
+// inspect --references lists, per kind, the fields of the spec that hold an
+// ARM resource id (generator/refs, docs/references.md): the rule that found
+// each, its target types and evidence.
 //
 // diff reports the API changes between two api-versions of the same
 // resource types (docs/api-diff.md). Its exit status is 0, or 3 with

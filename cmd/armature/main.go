@@ -26,7 +26,8 @@ const usage = `armature turns ARM swagger into Kubernetes CRDs.
 
 Usage:
   armature generate [flags] [FILE.json ...]   write Go types, deepcopy, CRD YAML and docs
-  armature inspect  [flags] [FILE.json ...]   show the resource tree, property classes and what overrides changed
+  armature inspect  [flags] [FILE.json ...]   show the resource tree, property classes and what overrides changed;
+                                              --references: the fields that hold ARM resource ids
   armature check-examples [flags] [FILE.json ...]
                                               check every x-ms-examples PUT body against the CRDs, offline
   armature diff [flags] OLD NEW               report the API changes per kind between two api-versions
@@ -35,8 +36,8 @@ Usage:
                                               tree, one folder at a time; print the coverage (docs/sweep.md)
 
 Without FILE arguments the files come from --config (default specs/armature.yaml), and its
-include, exclude and overrides apply (docs/overrides.md); an entry that matches or changes
-nothing is an error.
+include, exclude, overrides and references apply (docs/overrides.md); an entry that matches or
+changes nothing is an error.
 Run 'armature <command> -h' for the flags of a command.
 `
 
@@ -259,6 +260,12 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "armature: %d GETs below resources of the swagger files are no status reads: their answers hold credentials, and status never does ('armature inspect' lists them)\n", n)
 		}
 	}
+	if cfg != nil && len(cfg.References) > 0 {
+		// The references entries do not change the output yet (issue 29:
+		// detection only), so they are checked after it is written; an
+		// entry that does not apply fails the run all the same.
+		res.Errors = append(res.Errors, generator.ConfigErrors(inspect.References(res.Analysis, cfg).Errors)...)
+	}
 	return errorsOf(res.Errors)
 }
 
@@ -313,17 +320,21 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("kind", "", "show only this kind (e.g. StorageAccount)")
 	agree := fs.Bool("agreement", false, "print how the classes agree with the facts table, per provider, and every disagreement")
 	agreeOf := fs.String("agreement-of", "", "with --agreement: measure the classes of this `inspect --json` report (another build's) instead")
+	references := fs.Bool("references", false, "print, per kind, the fields of the spec that hold an ARM resource id, with the rule, targets and evidence (docs/references.md)")
 	files, err := parse(fs, args)
 	if err != nil {
 		return usageError{err}
 	}
-	opts, _, err := c.options(files)
+	opts, cfg, err := c.options(files)
 	if err != nil {
 		return err
 	}
 	a, err := generator.Analyze(opts)
 	if err != nil {
 		return err
+	}
+	if *references {
+		return printReferences(stdout, a, cfg, *kind, *asJSON)
 	}
 	if *agree {
 		rep := inspect.Build(a)
@@ -352,6 +363,23 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return errorsOf(a.Errors)
+}
+
+// printReferences prints the references of every kind (inspect
+// --references), as JSON or a table; the errors of the analysis and the
+// references entries that do not apply make it fail, as inspect does.
+func printReferences(w io.Writer, a *generator.Analysis, cfg *config.Config, kind string, asJSON bool) error {
+	rep := inspect.References(a, cfg)
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(inspect.OnlyKind(rep, kind)); err != nil {
+			return err
+		}
+	} else if err := inspect.ReferencesTable(w, rep, kind); err != nil {
+		return err
+	}
+	return errorsOf(append(append([]error(nil), a.Errors...), rep.Errors...))
 }
 
 // commonRoot returns the deepest folder holding every file, and the files
