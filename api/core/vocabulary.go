@@ -55,7 +55,10 @@ const (
 	ReasonWaitingForReference = "WaitingForReference"
 	// ReasonInvalidReference: a spec reference names no kind the operator
 	// serves, or a kind the field cannot hold.
-	ReasonInvalidReference      = "InvalidReference"
+	ReasonInvalidReference = "InvalidReference"
+	// ReasonWaitingForDependents: a deleted object's ARM DELETE waits
+	// until the objects that reference it are gone (or no longer do).
+	ReasonWaitingForDependents  = "WaitingForDependents"
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"

@@ -111,7 +111,13 @@ const (
 	srcIssue      = "issue 17 (no ARM page documents this code; its name says it is transient)"
 	srcNested     = "recording test/recordings/Test_Networking_PrivateDnsZone_CRUD.yaml (409 CannotDeleteResource while a virtual network link exists, 202 once it is deleted)"
 	srcReferenced = "recording test/recordings/Test_Networking_PrivateEndpoint_CRUD.yaml (a DNS zone group DELETE answered 400 ReferencedResourceNotProvisioned while its endpoint was deleted, 204 on the next try)"
-	srcPrincipal  = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
+	// Deletions refused while another resource uses the resource.
+	srcInUseSubnet = "https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/172 (400 InUseSubnetCannotBeDeleted: “Subnet … is in use by …/loadBalancers/…/frontendIPConfigurations/…”); https://github.com/Azure/azure-quickstart-templates/issues/5450"
+	srcInUseNSG    = "https://github.com/pulumi/pulumi-azure-native/issues/3051 (InUseNetworkSecurityGroupCannotBeDeleted: “Network security group … cannot be deleted because it is in use by the following resources: …/subnets/…”)"
+	srcPIPInUse    = "https://github.com/ernestio/ernest/issues/514 (400 PublicIPAddressCannotBeDeleted: “Public IP address … can not be deleted since it is still allocated to resource …/networkInterfaces/…”); https://github.com/hashicorp/terraform-provider-azurerm/issues/688"
+	srcIPGroupRefs = "https://github.com/Azure/azure-rest-api-specs/issues/25739 (IpGroupsHasFirewallPolicyReferences: “IpGroups … cannot be deleted since there are firewall policies using this resource.”)"
+	srcRGBlocked   = "https://github.com/MicrosoftDocs/azure-docs/issues/52282 (ResourceGroupDeletionBlocked: “Deletion of resource group … failed as resources with identifiers … could not be deleted”)"
+	srcPrincipal   = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
 	// Create-only refusals: ARM answers quoted in public reports.
 	srcPropertyChange = srcCommon + " (some properties of a deployed resource cannot be changed); AKS: https://github.com/Azure/terraform-azurerm-avm-res-containerservice-managedcluster/issues/166 (400, target dnsPrefix: “Changing property 'dnsPrefix' is not allowed.”)"
 	srcAccountProp    = "https://github.com/Azure/azure-rest-api-specs/issues/18441 (Storage, 400 AccountPropertyCannotBeUpdated: “The property 'isHnsEnabled' was specified in the input, but it cannot be updated as it is read-only.”)"
@@ -127,6 +133,7 @@ const (
 	hintRegister   = "Register the resource provider (az provider register --namespace <namespace>), or run the operator with --register-providers; the operator retries."
 	hintAccess     = "Grant the operator's identity a role on the scope (or fix the credential); the operator retries."
 	hintCredential = "Fix the credential (its Secret, or the operator's identity); the operator retries."
+	hintInUse      = "Another resource still uses it (the message names it): the operator retries the DELETE until that resource is deleted or no longer uses it."
 	hintPrincipal  = "A principal created moments ago may not have replicated in Microsoft Entra ID yet (spec.properties.principalType skips the lookup); the operator retries."
 )
 
@@ -179,6 +186,13 @@ var Rules = []Rule{
 	// A 400, but transient: a resource it references is being changed
 	// (a private endpoint while its DNS zone group is deleted).
 	{Match: Match{Code: "ReferencedResourceNotProvisioned"}, Class: ClassRetry, Source: srcReferenced},
+	// A DELETE refused while another resource uses this one (deleted
+	// together, the user goes first; the backoff waits for it).
+	{Match: Match{Code: "InUseSubnetCannotBeDeleted"}, Class: ClassRetry, Hint: hintInUse, Source: srcInUseSubnet},
+	{Match: Match{Code: "InUseNetworkSecurityGroupCannotBeDeleted"}, Class: ClassRetry, Hint: hintInUse, Source: srcInUseNSG},
+	{Match: Match{Code: "PublicIPAddressCannotBeDeleted"}, Class: ClassRetry, Hint: hintInUse, Source: srcPIPInUse},
+	{Match: Match{Code: "IpGroupsHasFirewallPolicyReferences"}, Class: ClassRetry, Hint: hintInUse, Source: srcIPGroupRefs},
+	{Match: Match{Code: "ResourceGroupDeletionBlocked"}, Class: ClassRetry, Hint: hintInUse, Source: srcRGBlocked},
 	// A 400, but transient: Entra ID replicates a new principal.
 	{Match: Match{Code: "PrincipalNotFound"}, Class: ClassRetry, Hint: hintPrincipal, Source: srcPrincipal},
 

@@ -58,6 +58,16 @@ func TestClassify(t *testing.T) {
 		"InvalidParameter": {
 			err: &arm.Error{Status: 400, Code: "InvalidParameter"}, want: want{arm.ClassObjectChange, "InvalidParameter"}, ok: true,
 		},
+		"SubnetInUse": {
+			reason: "a DELETE of a subnet a NIC uses is a 400 that the NIC's deletion cures: retried",
+			err:    &arm.Error{Status: 400, Code: "InUseSubnetCannotBeDeleted", Message: "Subnet default is in use by .../ipConfigurations/ipconfig1 and cannot be deleted."},
+			call:   arm.Call{Method: http.MethodDelete},
+			want:   want{arm.ClassRetry, "InUseSubnetCannotBeDeleted"}, ok: true,
+		},
+		"PublicIPInUse": {
+			err:  &arm.Error{Status: 400, Code: "PublicIPAddressCannotBeDeleted"},
+			want: want{arm.ClassRetry, "PublicIPAddressCannotBeDeleted"}, ok: true,
+		},
 		"Unknown4xx": {
 			reason: "an unknown 4xx waits for a change of the object",
 			err:    &arm.Error{Status: 422, Code: "SomethingNew"}, want: want{arm.ClassObjectChange, "SomethingNew"}, ok: true,

@@ -3,10 +3,13 @@ package reconciler
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -38,6 +41,12 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	id := r.deleteID(st)
 	if id == "" {
 		return r.removeFinalizer(ctx, st) // never created by this object
+	}
+	if who := r.dependents(ctx, st); len(who) > 0 {
+		// Deleted together, the objects that reference this one go first:
+		// ARM refuses to delete a subnet a NIC uses.
+		st.setCondition(false, core.ReasonWaitingForDependents, "DELETE "+id+" waits until "+strings.Join(who, ", ")+" no longer reference it (deleted, or changed)")
+		return reconcile.Result{RequeueAfter: r.Config.PollInterval}, step(stepStatus, r.writeStatus(ctx, st))
 	}
 	res, err := r.armCall(ctx, st, http.MethodDelete, id, nil)
 	if err != nil {
@@ -71,4 +80,26 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.
 	controllerutil.RemoveFinalizer(st.obj, core.Finalizer)
 	removeAnnotation(st.obj, core.AnnotationOperation)
 	return reconcile.Result{}, step(stepRecord, client.IgnoreNotFound(r.Client.Patch(ctx, st.obj, client.MergeFrom(base))))
+}
+
+// dependents names the objects in the namespace that reference st's
+// object ("Kind name"), found through the referrer index of every kind
+// with references.
+func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
+	key := strings.ToLower(r.Desc.Kind) + "/" + st.obj.GetName()
+	var out []string
+	for _, gvk := range r.referring {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.slimReader().List(ctx, list, client.InNamespace(st.obj.GetNamespace()), client.MatchingFields{refIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+			log.FromContext(ctx).Error(err, "list referrers", "kind", gvk.Kind)
+			continue
+		}
+		for _, o := range list.Items {
+			if o.GetUID() != st.obj.GetUID() {
+				out = append(out, gvk.Kind+" "+o.GetName())
+			}
+		}
+	}
+	return out
 }

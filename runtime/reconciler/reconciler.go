@@ -74,6 +74,9 @@ type Reconciler struct {
 	// storage version's; zero before SetupWithManager): a create first
 	// checks that no other object claims its ARM id.
 	claimKind schema.GroupVersionKind
+	// referring are the kinds (storage versions) whose objects may
+	// reference others: a deletion waits for their referrers.
+	referring []schema.GroupVersionKind
 }
 
 // New returns a reconciler for one kind.

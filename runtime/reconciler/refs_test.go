@@ -65,10 +65,14 @@ func newRefMachine(t *testing.T, obj *unstructured.Unstructured, widgets ...*uns
 		objs = append(objs, w)
 	}
 	m := &machine{t: t, d: d, cfg: machineConfig(), obj: obj, s: &script{t: t}}
-	m.c = fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(obj).Build()
+	indexed := &unstructured.Unstructured{}
+	indexed.SetGroupVersionKind(gvk)
+	m.c = fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(obj).
+		WithIndex(indexed, refIndex, func(o client.Object) []string { return refTargets(o.(*unstructured.Unstructured)) }).Build()
 	m.rec = record.NewFakeRecorder(256)
 	m.restart()
 	m.r.kinds = map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1"}
+	m.r.referring = []schema.GroupVersionKind{gvk}
 	return m
 }
 
@@ -238,5 +242,37 @@ func TestReferenceFollowsItsTargetsID(t *testing.T) {
 	}
 	if _, err := m.run(patch(`{"properties":{"subnet":{"id":"`+moved+`"}}}`, ok(withSubnet(moved)), nil), get(ok(withSubnet(moved)), nil)); err != nil {
 		t.Fatalf("after the target moved: %v", err)
+	}
+}
+
+// Deleted together, an object waits for the objects that reference it:
+// its DELETE is sent once they are gone.
+func TestDeleteWaitsForDependents(t *testing.T) {
+	m := newRefMachine(t, refObject(nil))
+	m.created(nil)
+	user := refObject(map[string]any{"identity": map[string]any{"userAssignedIdentitiesRefs": []any{
+		map[string]any{"kind": "ReferringGadget", "name": mName},
+	}}})
+	user.SetName("user")
+	user.SetUID("uid-user")
+	user.SetFinalizers(nil) // its own deletion is another test's
+	user.SetGroupVersionKind(m.d.GroupVersionKind())
+	if err := m.c.Create(t.Context(), user); err != nil {
+		t.Fatal(err)
+	}
+	m.delete()
+	res, err := m.run() // no DELETE
+	if err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	ready := condOf(m.get(), tReady)
+	if ready["reason"] != "WaitingForDependents" || !strings.Contains(ready["message"].(string), "ReferringGadget user") || res.RequeueAfter != mPoll {
+		t.Fatalf("Ready = %v, requeue %v; want WaitingForDependents naming ReferringGadget user, requeued after %v", ready, res.RequeueAfter, mPoll)
+	}
+	if err := m.c.Delete(t.Context(), user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.run(del(noContent(), nil)); err != nil {
+		t.Fatalf("after the dependent went: %v", err)
 	}
 }

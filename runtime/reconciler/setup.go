@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,9 +53,14 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 	}
 	kinds := map[schema.GroupKind]string{}
+	var referring []schema.GroupVersionKind
 	for gk, d := range storage {
 		kinds[gk] = d.Version
+		if len(d.References) > 0 {
+			referring = append(referring, d.GroupVersionKind())
+		}
 	}
+	slices.SortFunc(referring, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	rec := mgr.GetEventRecorderFor("armature")
 	if o.secrets == nil {
 		o.secrets = NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
@@ -68,6 +74,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		r := New(CacheReader(mgr.GetClient()), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
 		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
+		r.referring = referring
 		r.Hooks = o.hooks[d.GroupVersionKind()]
 		return r
 	}
