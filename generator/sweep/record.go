@@ -8,18 +8,20 @@ import (
 	"time"
 
 	"github.com/armature-dev/armature/generator/classify"
+	"github.com/armature-dev/armature/generator/refs"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
 // Problem stages.
 const (
-	StageLoad     = "load"     // a swagger file of the folder cannot be read
-	StageAnalysis = "analysis" // tree, classify or model: a located problem, the resource skipped
-	StageEmit     = "emit"     // Go, controller-tools, CRD finishing: nothing of the folder written
-	StageExamples = "examples" // the examples check itself failed (not a rejected example)
-	StageBuild    = "build"    // the generated Go does not compile
-	StagePanic    = "panic"    // a stage panicked; recovered
-	StageFolder   = "folder"   // the folder itself (no swagger file)
+	StageLoad       = "load"       // a swagger file of the folder cannot be read
+	StageAnalysis   = "analysis"   // tree, classify or model: a located problem, the resource skipped
+	StageEmit       = "emit"       // Go, controller-tools, CRD finishing: nothing of the folder written
+	StageExamples   = "examples"   // the examples check itself failed (not a rejected example)
+	StageReferences = "references" // the detection of reference fields failed (generator/refs)
+	StageBuild      = "build"      // the generated Go does not compile
+	StagePanic      = "panic"      // a stage panicked; recovered
+	StageFolder     = "folder"     // the folder itself (no swagger file)
 )
 
 // CategoryFailed is the category the sweep gives a skip the generator
@@ -118,6 +120,10 @@ type Record struct {
 	// Classes counts the classified properties of the newest api-version
 	// (generator/classify; docs/classification.md).
 	Classes Classes `json:"classes"`
+	// References counts the fields of the kinds' specs that hold an ARM
+	// resource id, by the rule that found them (generator/refs), over the
+	// newest api-version.
+	References RefCounts `json:"references,omitempty"`
 	// Build is BuildOK, BuildFailed, BuildNone or BuildSkipped.
 	Build    string        `json:"build"`
 	Stages   Stages        `json:"stages"`
@@ -175,6 +181,33 @@ func (c Classes) CreateOnlyCell() string {
 		return "0"
 	}
 	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
+
+// RefCounts counts reference fields by rule (refs.Rules).
+type RefCounts map[string]int
+
+// Total is the number of reference fields.
+func (c RefCounts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// Cell is the counts in the order of the rules:
+// `12 (arm-id-details 3, subresource 9)`.
+func (c RefCounts) Cell() string {
+	if c.Total() == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, r := range refs.Rules {
+		if n := c[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, n))
+		}
+	}
+	return fmt.Sprintf("%d (%s)", c.Total(), strings.Join(parts, ", "))
 }
 
 // Uncategorised counts the skips nothing explains.
@@ -274,6 +307,10 @@ type Summary struct {
 	Accepted int `json:"examplesAccepted"`
 	// Classes sums the folders' Classes.
 	Classes Classes `json:"classes"`
+	// References sums the folders' References; RefFolders counts the
+	// folders with at least one.
+	References RefCounts `json:"references,omitempty"`
+	RefFolders int       `json:"referenceFolders"`
 	// Build is "ok", "FAILED" or "skipped".
 	Build string `json:"build"`
 	// BuildError is a failure of the build not attributed to a folder.
@@ -304,6 +341,15 @@ func Summarise(records []Record) Summary {
 				s.Classes.CreateOnly = map[string]int{}
 			}
 			s.Classes.CreateOnly[k] += n
+		}
+		for k, n := range r.References {
+			if s.References == nil {
+				s.References = RefCounts{}
+			}
+			s.References[k] += n
+		}
+		if r.References.Total() > 0 {
+			s.RefFolders++
 		}
 		s.Classes.Disagree += r.Classes.Disagree
 		s.Classes.Facts += r.Classes.Facts

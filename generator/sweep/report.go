@@ -78,6 +78,14 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	fmt.Fprintf(&b, "| decided against the swagger | %d |\n", s.Classes.Disagree)
 	fmt.Fprintf(&b, "| properties the facts table speaks of | %d, %d of them without deciding (conditional, conflicting, or the swagger agrees) |\n\n", s.Classes.Facts, s.Classes.Undecided)
 
+	b.WriteString("## Reference fields by rule\n\n")
+	b.WriteString("Fields of the kinds' specs (newest api-versions) that hold an ARM resource id, by the rule that found\n")
+	b.WriteString("them ([references.md](references.md)): x-ms-arm-id-details, format: arm-id, SubResource shapes (the\n")
+	b.WriteString("reference is `X.id`), …Id names described as resource ids, maps keyed by ids. The wide corpus has no\n")
+	b.WriteString("references entries, so no override counts here.\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| reference fields | %s |\n", s.References.Cell())
+	fmt.Fprintf(&b, "| folders with at least one | %d of %d |\n\n", s.RefFolders, s.Folders)
+
 	b.WriteString("## Skip categories\n\n")
 	b.WriteString("Paths (one entry per operation for paths below a resource) that do not become kinds.\n\n")
 	b.WriteString("| category | skips | folders | what it holds |\n|---|---:|---:|---|\n")
@@ -119,15 +127,15 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	}
 
 	b.WriteString("\n## Folders\n\n")
-	b.WriteString("| provider folder | api-version | kinds | skipped | problems | largest CRD | examples | createOnly by source | against the swagger | build | clean |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---:|---|---|\n")
+	b.WriteString("| provider folder | api-version | kinds | skipped | problems | largest CRD | examples | createOnly by source | against the swagger | references by rule | build | clean |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---:|---|---|---|\n")
 	for i := range res.Records {
 		r := &res.Records[i]
 		clean := "yes"
 		if !r.Clean() {
 			clean = "**no**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %d/%d | %s | %d | %s | %s |\n", r.Name, r.APIVersion, r.Kinds, len(r.Skipped), len(r.Problems), kib(r.LargestCRD), r.Accepted, r.Examples, r.Classes.CreateOnlyCell(), r.Classes.Disagree, r.Build, clean)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %d/%d | %s | %d | %s | %s | %s |\n", r.Name, r.APIVersion, r.Kinds, len(r.Skipped), len(r.Problems), kib(r.LargestCRD), r.Accepted, r.Examples, r.Classes.CreateOnlyCell(), r.Classes.Disagree, r.References.Cell(), r.Build, clean)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

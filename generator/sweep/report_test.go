@@ -21,8 +21,9 @@ func fixedResult() *Result {
 		Emit: 600 * time.Millisecond, ControllerTools: 4 * time.Second, Examples: 70 * time.Millisecond}
 	records := []Record{
 		{Folder: Folder{Name: "alpha/Microsoft.Alpha", APIVersion: "2024-01-01"}, Kinds: 1, LargestCRD: 10240, Examples: 1, Accepted: 1, Build: BuildOK, Stages: stages,
-			Classes: Classes{CreateOnly: map[string]int{"arm": 1, "terraform": 2, "put/patch": 3}, Disagree: 2, Facts: 5, Undecided: 1},
-			Skipped: []Skip{{Path: "/providers/Microsoft.Alpha/operations", Category: "list-only", Reason: "list of a type that has no PUT"}}},
+			Classes:    Classes{CreateOnly: map[string]int{"arm": 1, "terraform": 2, "put/patch": 3}, Disagree: 2, Facts: 5, Undecided: 1},
+			References: RefCounts{"subresource": 4, "arm-id-details": 2, "id-keyed-map": 1},
+			Skipped:    []Skip{{Path: "/providers/Microsoft.Alpha/operations", Category: "list-only", Reason: "list of a type that has no PUT"}}},
 		{Folder: Folder{Name: "beta/Microsoft.Beta", APIVersion: "2024-02-01"}, Kinds: 1, LargestCRD: 10300, Examples: 1, Build: BuildOK, Stages: stages,
 			Skipped:  []Skip{{Category: "no-PUT"}, {Category: "list-only"}},
 			Rejected: []Rejected{{Kind: "Widget", Title: "Create a widget", File: "beta/examples/WidgetPut.json", Why: "pruned: spec.properties.colour"}}},

@@ -20,6 +20,7 @@ import (
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/facts"
 	"github.com/armature-dev/armature/generator/load"
+	"github.com/armature-dev/armature/generator/refs"
 	"github.com/armature-dev/armature/generator/tree"
 )
 
@@ -370,11 +371,27 @@ func (rec *Record) fromAnalysis(a *generator.Analysis) {
 			rec.Classes.add(e, e.Facts != "" || e.Source == classify.SourceTerraform)
 		}
 	}
+	rec.references(a)
 	for _, o := range append([]*generator.Analysis{a}, a.Older...) {
 		rec.Stages.Load += o.Timings.Load
 		rec.Stages.Tree += o.Timings.Tree
 		rec.Stages.Classify += o.Timings.Classify
 		rec.Stages.Model += o.Timings.Model
+	}
+}
+
+// references counts the reference fields of the newest api-version's
+// kinds by rule; a problem of the detection is a problem of the folder.
+func (rec *Record) references(a *generator.Analysis) {
+	if a.Model == nil {
+		return
+	}
+	rep := refs.Find(a.Loader, a.Model.Packages, nil)
+	if _, by := rep.Count(); len(by) > 0 {
+		rec.References = by
+	}
+	for _, err := range rep.Errors {
+		rec.Problems = append(rec.Problems, problemOf(StageReferences, err))
 	}
 }
 

@@ -355,3 +355,24 @@ func TestCorpusDiscover(t *testing.T) {
 		t.Errorf("folders (-want +got):\n%s", diff)
 	}
 }
+
+// TestReferencesCounted counts a folder's reference fields by rule, from
+// generator/refs' hand-written subresource.json (its widget's five).
+func TestReferencesCounted(t *testing.T) {
+	a, err := generator.Analyze(generator.Options{SpecRoot: "../refs/testdata/rules", Files: []string{"subresource.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	rec.fromAnalysis(a)
+	want := RefCounts{"subresource": 5}
+	if diff := cmp.Diff(want, rec.References); diff != "" {
+		t.Errorf("references (-want +got):\n%s", diff)
+	}
+	if got := rec.References.Cell(); got != "5 (subresource 5)" {
+		t.Errorf("cell = %q", got)
+	}
+	if s := Summarise([]Record{rec, {}}); s.References.Total() != 5 || s.RefFolders != 1 {
+		t.Errorf("summary = %v in %d folders", s.References, s.RefFolders)
+	}
+}
