@@ -45,8 +45,11 @@
 //     backendAddressPools.
 //
 // For a map (rule id-keyed-map), the keys are ids when the description says
-// so ("dictionary keys will be ARM resource ids") or the schema is
-// common-types' UserAssignedIdentities.
+// so ("dictionary keys will be ARM resource ids"), when the map is the
+// body's identity.userAssignedIdentities (ARM's managed identity contract;
+// SignalR's and SQL's own copies of the type say only "Get or set the user
+// assigned identities"), or when the schema is common-types'
+// UserAssignedIdentities.
 //
 // # Targets
 //

@@ -114,6 +114,11 @@ func TestRules(t *testing.T) {
 				"properties.encryptionIdentities id-keyed-map (keys)",
 			},
 		},
+		"IdentityContract": {
+			reason: "a provider's own identity type without the words: ARM's managed identity contract keys identity.userAssignedIdentities by resource ids",
+			file:   "map.json", kind: "Gadget",
+			want: []string{"identity.userAssignedIdentities id-keyed-map Microsoft.ManagedIdentity/userAssignedIdentities (keys)"},
+		},
 		"Negatives": {
 			reason: "GUIDs (tenantId, principalId, objectId, clientId, a subscription id with /subscriptions/ in its text), other ids, the body's own id, a named part's id, readOnly and secret values",
 			file:   "negatives.json", kind: "Widget",

@@ -176,7 +176,9 @@ var keyWords = regexp.MustCompile(`(?i)\bkeys?\b.{0,60}?\b(?:ARM\s+)?resource\s+
 const userAssignedType = "Microsoft.ManagedIdentity/userAssignedIdentities"
 
 // mapRef judges a map: its keys are ARM ids when its description says so,
-// or it is common-types' UserAssignedIdentities.
+// when it is a resource's identity.userAssignedIdentities (whatever a
+// provider's own copy of the type says), or when it is common-types'
+// UserAssignedIdentities.
 func mapRef(s slot, e classify.Entry) (Reference, bool) {
 	ref := Reference{Path: s.path, Shape: Key, Rule: RuleIDKeyedMap, Class: e.Class}
 	for _, x := range []load.Schema{s.decl, s.schema} {
@@ -194,6 +196,12 @@ func mapRef(s slot, e classify.Entry) (Reference, bool) {
 			}
 			return ref, true
 		}
+	}
+	if len(s.path) == 2 && s.path[0] == "identity" && s.path[1] == "userAssignedIdentities" {
+		ref.Evidence = s.decl.Origin.String()
+		ref.Note = "identity.userAssignedIdentities: ARM's managed identity contract keys it by the identities' resource ids (common-types managedidentity.json UserAssignedIdentities)"
+		ref.Targets, ref.TargetsFrom = []string{userAssignedType}, TargetsFromName
+		return ref, true
 	}
 	if s.schema.Name == "UserAssignedIdentities" && strings.Contains(s.schema.Origin.File, "common-types/") {
 		ref.Evidence, ref.Note = s.schema.Origin.String(), "common-types UserAssignedIdentities: keyed by the identities' resource ids"
