@@ -13,16 +13,32 @@ import (
 	"github.com/armature-dev/armature/generator/refs"
 )
 
-// References detects the fields of every kind's spec (of the newest
-// api-versions, as Build reports) that hold an ARM resource id, with the
-// references entries of cfg (nil for none). Entries that do not apply are
-// *config.Error values in the report's Errors.
+// References detects the fields of every kind's spec that hold an ARM
+// resource id, with the references entries of cfg (nil for none): the kinds
+// of the newest api-versions, then those only older api-versions have (the
+// Private DNS kinds of Microsoft.Network 2020-06-01 beside Network's
+// 2024-01-01); an older version of a kind is not reported again. Entries
+// that do not apply are *config.Error values in the report's Errors.
 func References(a *generator.Analysis, cfg *config.Config) *refs.Report {
 	var set *override.Refs
 	if cfg != nil && len(cfg.References) > 0 {
 		set = override.NewRefs(cfg.ConfigFile(), cfg.References)
 	}
-	return refs.Find(a.Loader, a.Model.Packages, set)
+	rep := &refs.Report{Kinds: []refs.Kind{}}
+	seen := map[string]bool{}
+	for _, an := range append([]*generator.Analysis{a}, a.Older...) {
+		f := refs.NewFinder(an.Loader)
+		for _, p := range an.Model.Packages {
+			for _, k := range p.Kinds {
+				if key := p.Group + "/" + k.Name; !seen[key] {
+					seen[key] = true
+					rep.Add(f, k, set)
+				}
+			}
+		}
+	}
+	rep.Errors = append(rep.Errors, set.Errors()...)
+	return rep
 }
 
 // OnlyKind keeps the kinds of a report named kind (case-insensitive); ""

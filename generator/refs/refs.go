@@ -158,16 +158,22 @@ func Find(l *load.Loader, pkgs []*model.Package, set *override.Refs) *Report {
 	rep := &Report{Kinds: []Kind{}}
 	for _, p := range pkgs {
 		for _, k := range p.Kinds {
-			fixes := set.For(TargetOf(k))
-			kr, err := f.Kind(k, fixes)
-			if err != nil {
-				rep.Errors = append(rep.Errors, fmt.Errorf("%s: references: %w", k.Resource.ARMType, err))
-			}
-			rep.Kinds = append(rep.Kinds, kr)
+			rep.Add(f, k, set)
 		}
 	}
 	rep.Errors = append(rep.Errors, set.Errors()...)
 	return rep
+}
+
+// Add detects the references of one kind, with the entries of set that
+// select it, and adds them to the report. The errors of set are not added:
+// the caller adds set.Errors() once every kind has been seen (Find does).
+func (r *Report) Add(f *Finder, k *model.Kind, set *override.Refs) {
+	kr, err := f.Kind(k, set.For(TargetOf(k)))
+	if err != nil {
+		r.Errors = append(r.Errors, fmt.Errorf("%s: references: %w", k.Resource.ARMType, err))
+	}
+	r.Kinds = append(r.Kinds, kr)
 }
 
 // TargetOf is a kind as the selectors of specs/armature.yaml see it.
