@@ -83,6 +83,39 @@ type OperatorSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=512
 	IgnoreChanges []string `json:"ignoreChanges,omitempty"`
+	// ConfigMaps are values of the object written into ConfigMaps of its
+	// namespace for workloads to read: value is a path into the object
+	// (status.id, status.properties.primaryEndpoints.blob). Docs:
+	// docs/references.md.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	ConfigMaps []OutputRef `json:"configMaps,omitempty"`
+	// Secrets are values written into Secrets of the object's namespace:
+	// a path into the object, or into the answer of one of the kind's list
+	// actions (listKeys.keys[0].value). A value from an action goes only
+	// to a Secret.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Secrets []OutputRef `json:"secrets,omitempty"`
+}
+
+// OutputRef is one value written to a ConfigMap or Secret key. One object
+// writes a key: a second object naming the same key is refused.
+type OutputRef struct {
+	// Name of the ConfigMap or Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in its data.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+	// Value is the path of the value: status.…, spec.…, or <listAction>.….
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Value string `json:"value"`
 }
 
 // DeepCopyInto copies the receiver into out.
@@ -90,6 +123,12 @@ func (in *OperatorSpec) DeepCopyInto(out *OperatorSpec) {
 	*out = *in
 	if in.IgnoreChanges != nil {
 		out.IgnoreChanges = append([]string(nil), in.IgnoreChanges...)
+	}
+	if in.ConfigMaps != nil {
+		out.ConfigMaps = append([]OutputRef(nil), in.ConfigMaps...)
+	}
+	if in.Secrets != nil {
+		out.Secrets = append([]OutputRef(nil), in.Secrets...)
 	}
 }
 
@@ -99,6 +138,35 @@ func (in *OperatorSpec) DeepCopy() *OperatorSpec {
 		return nil
 	}
 	out := new(OperatorSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// ObjectReference names another custom resource of the operator in the
+// same namespace, in place of an ARM id: the operator sends that object's
+// status.id (and waits while it has none). Docs: docs/references.md.
+type ObjectReference struct {
+	// Group is the API group of the kind, e.g. network.azure.armature.dev;
+	// may be left out when one group serves the kind.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// Kind is the kind, e.g. Subnet.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Name of the object in this namespace.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// DeepCopyInto copies the receiver into out.
+func (in *ObjectReference) DeepCopyInto(out *ObjectReference) { *out = *in }
+
+// DeepCopy returns a copy of the receiver.
+func (in *ObjectReference) DeepCopy() *ObjectReference {
+	if in == nil {
+		return nil
+	}
+	out := new(ObjectReference)
 	in.DeepCopyInto(out)
 	return out
 }

@@ -58,7 +58,13 @@ const (
 	ReasonInvalidReference = "InvalidReference"
 	// ReasonWaitingForDependents: a deleted object's ARM DELETE waits
 	// until the objects that reference it are gone (or no longer do).
-	ReasonWaitingForDependents  = "WaitingForDependents"
+	ReasonWaitingForDependents = "WaitingForDependents"
+	// ReasonInvalidOutputs: spec.operatorSpec names an output that cannot
+	// be written (a secret value bound for a ConfigMap, a key twice).
+	ReasonInvalidOutputs = "InvalidOutputs"
+	// ReasonOutputConflict: another object writes a key of a ConfigMap or
+	// Secret this object\'s outputs name.
+	ReasonOutputConflict        = "OutputConflict"
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"

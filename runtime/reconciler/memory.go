@@ -44,6 +44,9 @@ type remembered struct {
 	pending *operation
 	// force is set when the drift observer asked for a GET.
 	force bool
+	// outputs is the digest of the outputs last written for the object
+	// (spec.operatorSpec): the same values are not written again.
+	outputs [32]byte
 }
 
 type failure struct {
@@ -213,4 +216,16 @@ func (m *memory) takeForce(uid types.UID) (ok bool) {
 		}
 	})
 	return ok
+}
+
+// outputsWritten reports whether the outputs with this digest were the
+// last ones written for the object.
+func (m *memory) outputsWritten(uid types.UID, digest [32]byte) (ok bool) {
+	m.read(uid, func(e *remembered) { ok = e != nil && e.outputs == digest })
+	return ok
+}
+
+// wroteOutputs records the digest of the outputs written.
+func (m *memory) wroteOutputs(uid types.UID, digest [32]byte) {
+	m.with(uid, func(e *remembered) { e.outputs = digest })
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -119,6 +120,11 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 	}
 	if err := r.writeStatus(ctx, st); err != nil {
 		return reconcile.Result{}, step(stepStatus, err)
+	}
+	if st.cond != nil && st.cond.Status == metav1.ConditionTrue {
+		if err := r.writeOutputs(ctx, st, id, body); err != nil {
+			return r.fail(ctx, st, step("outputs", err))
+		}
 	}
 	if r.listed(id) {
 		return reconcile.Result{}, nil // the drift observer watches it

@@ -1,0 +1,182 @@
+package reconciler
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/armature-dev/armature/api/core"
+	"github.com/armature-dev/armature/runtime/arm"
+	"github.com/armature-dev/armature/runtime/configurator"
+)
+
+// Outputs for workloads (spec.operatorSpec.configMaps and secrets,
+// docs/references.md): values of the object — a path into it
+// (status.properties.primaryEndpoints.blob, status.id) or into the answer
+// of one of the kind's list actions (listKeys.keys[0].value) — written
+// into ConfigMaps and Secrets of its namespace after the resource is
+// observed, with configurator's OperatorSpec.Values. Each object applies
+// its keys with a field manager of its own (server-side apply, never
+// forced): a key another object writes is refused (OutputConflict), and
+// the ConfigMap or Secret is owned by every object that writes to it.
+// What was written is remembered by digest: an unchanged value costs no
+// apiserver write. A value from an action is a secret: it goes only to a
+// Secret.
+
+// outputsOf reads spec.operatorSpec's outputs; ok is false when there are
+// none.
+func outputsOf(obj *unstructured.Unstructured) (configurator.OperatorSpec, bool, error) {
+	os, err := configurator.ReadOperatorSpec(spec(obj))
+	if err != nil {
+		return os, false, err
+	}
+	return os, len(os.ConfigMaps)+len(os.Secrets) > 0, nil
+}
+
+// listAction returns the action a value path starts with when it is one
+// of the kind's list actions (listKeys, listConnectionStrings…): the read
+// only POSTs, never one that changes the resource (regenerateKey).
+func (r *Reconciler) listAction(path string) (name string, ok bool) {
+	first, _, _ := strings.Cut(path, ".")
+	first, _, _ = strings.Cut(first, "[")
+	if !strings.HasPrefix(strings.ToLower(first), "list") {
+		return "", false
+	}
+	a, ok := r.Desc.Action(first)
+	if !ok || (a.Request != nil && a.Request.Required) {
+		return "", false
+	}
+	return first, true
+}
+
+// writeOutputs writes the object's outputs from body (the status body of
+// this reconcile) and the answers of the list actions they name.
+func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, body map[string]any) error {
+	os, ok, err := outputsOf(st.obj)
+	if err != nil || !ok {
+		return err
+	}
+	for _, o := range os.ConfigMaps {
+		if name, isAction := r.listAction(o.Value); isAction {
+			return terminal(core.ReasonInvalidOutputs, fmt.Sprintf("spec.operatorSpec.configMaps %s/%s: %s answers secrets; write it to a Secret (spec.operatorSpec.secrets)", o.Name, o.Key, name))
+		}
+	}
+	extra := map[string]any{}
+	for _, o := range os.Secrets {
+		name, isAction := r.listAction(o.Value)
+		if !isAction || extra[name] != nil {
+			continue
+		}
+		p, isPoster := st.arm.Client.(arm.Poster)
+		if !isPoster {
+			return fmt.Errorf("output %s: the ARM client cannot POST", name)
+		}
+		res, err := p.Post(ctx, id, r.Desc.APIVersion, arm.PostRequest{Action: name})
+		observeARM("POST", err)
+		if err != nil {
+			return step("POST "+id+"/"+name, err)
+		}
+		if res.Token != "" || res.Body == nil {
+			return fmt.Errorf("output %s: the action answered no body", name)
+		}
+		extra[name] = res.Body
+	}
+	obj := st.obj.DeepCopy()
+	status := maps.Clone(body)
+	if status == nil {
+		status = map[string]any{}
+	}
+	if _, ok := status["id"]; !ok {
+		status["id"] = id // as status shows it
+	}
+	obj.Object["status"] = status
+	vals, err := os.Values(configurator.NewResource(obj), extra)
+	if err != nil {
+		return terminal(core.ReasonInvalidOutputs, "spec.operatorSpec: "+err.Error())
+	}
+	// Values not there yet leave the digest unrecorded: written again
+	// when they arrive.
+	digest, complete := outputsDigest(vals), len(vals.Missing) == 0
+	if complete && r.mem.outputsWritten(st.obj.GetUID(), digest) {
+		return nil
+	}
+	manager := outputManager(r.Desc.Kind, st.obj.GetName())
+	for _, name := range slices.Sorted(maps.Keys(vals.ConfigMaps)) {
+		data := map[string]any{}
+		for k, v := range vals.ConfigMaps[name] {
+			data[k] = v
+		}
+		if err := r.applyOutput(ctx, st, "ConfigMap", name, data, manager); err != nil {
+			return err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(vals.Secrets)) {
+		data := map[string]any{}
+		for k, v := range vals.Secrets[name] {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(v))
+		}
+		if err := r.applyOutput(ctx, st, "Secret", name, data, manager); err != nil {
+			return err
+		}
+	}
+	if complete {
+		r.mem.wroteOutputs(st.obj.GetUID(), digest)
+	}
+	return nil
+}
+
+// applyOutput applies the object's keys of one ConfigMap or Secret.
+func (r *Reconciler) applyOutput(ctx context.Context, st *state, kind, name string, data map[string]any, manager string) error {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "data": data}}
+	if kind == "Secret" {
+		u.Object["type"] = "Opaque"
+	}
+	u.SetNamespace(st.obj.GetNamespace())
+	u.SetName(name)
+	ref := ownerRef(st.obj)
+	u.SetOwnerReferences([]metav1.OwnerReference{ref})
+	err := r.Client.Patch(ctx, u, client.Apply, client.FieldOwner(manager))
+	if apierrors.IsConflict(err) {
+		return waitWorld(core.ReasonOutputConflict, fmt.Sprintf("%s %s: another object writes a key this one names in spec.operatorSpec (%v); one writer per key: rename the key or the %s", kind, name, err, kind))
+	}
+	return step("apply "+kind+" "+name, err)
+}
+
+// outputManager is the field manager of one object's outputs (at most
+// 128 characters).
+func outputManager(kind, name string) string {
+	m := "armature.dev/" + strings.ToLower(kind) + "/" + name
+	if len(m) > 128 {
+		sum := sha256.Sum256([]byte(m))
+		m = m[:100] + fmt.Sprintf("-%x", sum[:8])
+	}
+	return m
+}
+
+// outputsDigest is a digest of the values to write (secret values
+// included: only its hash is kept).
+func outputsDigest(o configurator.Outputs) [32]byte {
+	plain := map[string]map[string]string{}
+	for n, kv := range o.ConfigMaps {
+		plain["c/"+n] = kv
+	}
+	for n, kv := range o.Secrets {
+		m := map[string]string{}
+		for k, v := range kv {
+			m[k] = string(v)
+		}
+		plain["s/"+n] = m
+	}
+	b, _ := json.Marshal(plain)
+	return sha256.Sum256(b)
+}
