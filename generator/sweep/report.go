@@ -68,23 +68,8 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	fmt.Fprintf(&b, "| peak RSS (VmHWM of the sweep) | %d MiB |\n", s.PeakRSS>>20)
 	fmt.Fprintf(&b, "| stages, summed over folders | %s |\n\n", s.Stages)
 
-	b.WriteString("## Create-only classes by source\n\n")
-	b.WriteString("What decided each createOnly property of the newest api-versions, in the order the sources are consulted\n")
-	b.WriteString("([classification.md](classification.md)): overrides, ARM-wide rules (arm), the Terraform facts table\n")
-	b.WriteString("(terraform), x-ms-mutability, the PUT/PATCH comparison (put/patch); a property inside a createOnly one\n")
-	b.WriteString("counts under its holder's source. Disagreements are properties where an ARM-wide rule or the facts\n")
-	b.WriteString("decided against the swagger's own class.\n\n")
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| createOnly properties | %s |\n", s.Classes.CreateOnlyCell())
-	fmt.Fprintf(&b, "| decided against the swagger | %d |\n", s.Classes.Disagree)
-	fmt.Fprintf(&b, "| properties the facts table speaks of | %d, %d of them without deciding (conditional, conflicting, or the swagger agrees) |\n\n", s.Classes.Facts, s.Classes.Undecided)
-
-	b.WriteString("## Reference fields by rule\n\n")
-	b.WriteString("Fields of the kinds' specs (newest api-versions) that hold an ARM resource id, by the rule that found\n")
-	b.WriteString("them ([references.md](references.md)): x-ms-arm-id-details, format: arm-id, SubResource shapes (the\n")
-	b.WriteString("reference is `X.id`), …Id names described as resource ids, maps keyed by ids. The wide corpus has no\n")
-	b.WriteString("references entries, so no override counts here.\n\n")
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| reference fields | %s |\n", s.References.Cell())
-	fmt.Fprintf(&b, "| folders with at least one | %d of %d |\n\n", s.RefFolders, s.Folders)
+	writeClasses(&b, s)
+	writeReferences(&b, s)
 
 	b.WriteString("## Skip categories\n\n")
 	b.WriteString("Paths (one entry per operation for paths below a resource) that do not become kinds.\n\n")
@@ -139,6 +124,30 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeClasses writes the createOnly classes by source.
+func writeClasses(b *strings.Builder, s Summary) {
+	b.WriteString("## Create-only classes by source\n\n")
+	b.WriteString("What decided each createOnly property of the newest api-versions, in the order the sources are consulted\n")
+	b.WriteString("([classification.md](classification.md)): overrides, ARM-wide rules (arm), the Terraform facts table\n")
+	b.WriteString("(terraform), x-ms-mutability, the PUT/PATCH comparison (put/patch); a property inside a createOnly one\n")
+	b.WriteString("counts under its holder's source. Disagreements are properties where an ARM-wide rule or the facts\n")
+	b.WriteString("decided against the swagger's own class.\n\n")
+	fmt.Fprintf(b, "| | |\n|---|---|\n| createOnly properties | %s |\n", s.Classes.CreateOnlyCell())
+	fmt.Fprintf(b, "| decided against the swagger | %d |\n", s.Classes.Disagree)
+	fmt.Fprintf(b, "| properties the facts table speaks of | %d, %d of them without deciding (conditional, conflicting, or the swagger agrees) |\n\n", s.Classes.Facts, s.Classes.Undecided)
+}
+
+// writeReferences writes the reference fields by rule (generator/refs).
+func writeReferences(b *strings.Builder, s Summary) {
+	b.WriteString("## Reference fields by rule\n\n")
+	b.WriteString("Fields of the kinds' specs (newest api-versions) that hold an ARM resource id, by the rule that found\n")
+	b.WriteString("them ([references.md](references.md)): x-ms-arm-id-details, format: arm-id, SubResource shapes (the\n")
+	b.WriteString("reference is `X.id`), …Id names described as resource ids, maps keyed by ids. The wide corpus has no\n")
+	b.WriteString("references entries, so no override counts here.\n\n")
+	fmt.Fprintf(b, "| | |\n|---|---|\n| reference fields | %s |\n", s.References.Cell())
+	fmt.Fprintf(b, "| folders with at least one | %d of %d |\n\n", s.RefFolders, s.Folders)
 }
 
 type categoryRow struct {
