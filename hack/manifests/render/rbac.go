@@ -41,15 +41,19 @@ const (
 	FinalizerReason = "Their finalizers subresource: setting the finalizer and owner references that block deletion, where the OwnerReferencesPermissionEnforcement admission plugin runs (update)."
 	// SecretsReason is the reason of the Secret rule of BaseRules.
 	SecretsReason = "Secrets: the reconciler watches the metadata of Secrets (list, watch; their data is never cached) to requeue the objects that reference one when it changes, and reads the data of the Secrets specs reference for secret values and of credential Secrets (armature-credential, the armature.dev/credential annotation) when they change (get)."
+	// OutputsReason is the reason of the outputs rule of BaseRules.
+	OutputsReason = "ConfigMaps and Secrets (outputs): the reconciler writes the values spec.operatorSpec names into them by server-side apply (create, patch)."
 	// EventsReason is the reason of the Event rule of BaseRules.
 	EventsReason = "Events the reconciler and Actions record on objects (create; patch counts a repeated event)."
 )
 
 // BaseRules are the rules the operator needs whatever kinds it runs:
-// Secrets to resolve references to secret values, Events to report.
+// Secrets to resolve references to secret values, ConfigMaps and Secrets
+// to write outputs into, Events to report.
 func BaseRules() []Rule {
 	return []Rule{
 		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}, SecretsReason},
+		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"create", "patch"}}, OutputsReason},
 		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}, EventsReason},
 	}
 }

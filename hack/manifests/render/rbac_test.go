@@ -47,7 +47,7 @@ func TestEveryRuleHasAReason(t *testing.T) {
 	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	want := []string{
 		// core: configmaps+secrets (Action and base), events.
-		flat(ActionReason + " " + SecretsReason), EventsReason,
+		flat(ActionReason + " " + OutputsReason + " " + SecretsReason), EventsReason,
 	}
 	// Every other group: kinds, finalizers, status (sorted by resource).
 	if len(got) < len(want)+3 || (len(got)-len(want))%3 != 0 {

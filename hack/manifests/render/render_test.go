@@ -103,7 +103,7 @@ func TestRender(t *testing.T) {
 		wantEnv   string
 	}{
 		"AllKinds": {
-			reason: "every CRD is rendered, one folder per group; no ConfigMap rule without the Action kind",
+			reason: "every CRD is rendered, one folder per group; ConfigMap writes for outputs, reads only with the Action kind",
 			wantFiles: []string{
 				"components/conversion/kustomization.yaml",
 				"components/conversion/storageaccounts.storage.azure.armature.dev.yaml",
@@ -118,7 +118,7 @@ func TestRender(t *testing.T) {
 				"rbac/role.yaml",
 				"webhook/manifests.yaml",
 			},
-			wantRBAC: []string{"/events:create", "/events:patch", "/secrets:get", "/secrets:list", "/secrets:watch"},
+			wantRBAC: []string{"/configmaps:create", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
 			wantEnv:  "ARMATURE_KINDS=\n",
 		},
 		"OneKind": {
@@ -134,7 +134,7 @@ func TestRender(t *testing.T) {
 				"rbac/role.yaml",
 				"webhook/manifests.yaml",
 			},
-			wantRBAC: []string{"/events:create", "/events:patch", "/secrets:get", "/secrets:list", "/secrets:watch"},
+			wantRBAC: []string{"/configmaps:create", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
 			wantEnv:  "ARMATURE_KINDS=resources.*/ResourceGroup\n",
 		},
 		"WithAction": {
@@ -152,9 +152,9 @@ func TestRender(t *testing.T) {
 				"webhook/manifests.yaml",
 			},
 			wantRBAC: []string{
-				"/configmaps:create", "/configmaps:get", "/configmaps:list", "/configmaps:update", "/configmaps:watch",
+				"/configmaps:create", "/configmaps:get", "/configmaps:list", "/configmaps:patch", "/configmaps:update", "/configmaps:watch",
 				"/events:create", "/events:patch",
-				"/secrets:create", "/secrets:get", "/secrets:list", "/secrets:update", "/secrets:watch",
+				"/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:update", "/secrets:watch",
 			},
 			wantEnv: "ARMATURE_KINDS=actions.*/*\n",
 		},
