@@ -23,6 +23,14 @@
 // A panic is recovered and becomes the folder's problem, located at the
 // first frame outside the Go runtime; the sweep goes on.
 //
+// # References
+//
+// Every record counts the fields of its kinds' specs that hold an ARM
+// resource id, by the rule that found them (generator/refs, with no
+// references entries): Record.References, summed in Summary.References and
+// written to docs/coverage.md. A problem of the detection is a problem of
+// the folder (stage references).
+//
 // # The temporary module and the build
 //
 // The generated packages import the armature module (runtime/descriptor…).
