@@ -80,6 +80,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.singleton(sp.Child(fieldAzureName), spec)
 	c.ignoreChanges(sp, spec)
 	c.references(sp, spec)
+	c.outputs(sp, spec)
 	return c.errs
 }
 
