@@ -14,6 +14,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/armature-dev/armature/hack/internal/stack"
+	"github.com/armature-dev/armature/operator"
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 const subscription = "00000000-0000-0000-0000-00000000d3e0"
@@ -39,25 +43,32 @@ func run(ctx context.Context) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(discard{})))
 	started := time.Now()
 
-	step("Starting a real kube-apiserver and etcd (envtest) with the %d generated CRDs, the Action CRD and the webhooks", len(crdFiles()))
-	restCfg, wio, stopEnv, err := startControlPlane()
+	step("Starting a real kube-apiserver and etcd (envtest) with the %d generated CRDs, the Action CRD and the webhooks", len(stack.CRDFiles()))
+	cp, err := stack.StartControlPlane(stack.ControlPlaneOptions{})
 	if err != nil {
 		return err
 	}
-	defer stopEnv()
+	defer cp.Stop()
+	restCfg := cp.Config
 	fmt.Printf("  apiserver at %s (%s)\n", restCfg.Host, time.Since(started).Round(time.Millisecond))
 
 	step("Starting the local ARM emulator (fakearm)")
-	fa, ca, stopARM, err := startARM()
+	fa, err := startARM()
 	if err != nil {
 		return err
 	}
-	defer stopARM()
+	defer fa.Stop()
 	fmt.Printf("  ARM at %s\n", fa.URL)
 
 	step("Starting the operator (one generic reconciler per kind, the Action reconciler, admission and conversion webhooks)")
-	stopOperator, err := startOperator(ctx, restCfg, wio, fa.URL, ca)
-	defer stopOperator()
+	op, err := stack.StartOperator(ctx, cp, fa, operator.Config{
+		Reconciler: reconciler.Config{SubscriptionID: subscription, PollInterval: 300 * time.Millisecond},
+		ARMToken:   "demo",
+		// The demo's namespaces have no credential Secret: the emulator
+		// accepts the operator's own token everywhere.
+		DefaultCredentialNamespaces: []string{"*"},
+	})
+	defer op.Stop()
 	if err != nil {
 		return err
 	}
@@ -73,23 +84,23 @@ func run(ctx context.Context) error {
 		return err
 	}
 	sa := objs[1]
-	if err := editWritable(ctx, k8s, fa, sa); err != nil {
+	if err := editWritable(ctx, k8s, fa.Running, sa); err != nil {
 		return err
 	}
 	refuseCreateOnly(ctx, k8s, sa, objs[5])
 	if err := showVersions(ctx, k8s, sa); err != nil {
 		return err
 	}
-	if err := runAction(ctx, k8s, fa, ns); err != nil {
+	if err := runAction(ctx, k8s, fa.Running, ns); err != nil {
 		return err
 	}
-	if err := deleteAll(ctx, k8s, fa, objs); err != nil {
+	if err := deleteAll(ctx, k8s, fa.Running, objs); err != nil {
 		return err
 	}
 	if err := runComposition(ctx, k8s, ns); err != nil {
 		return err
 	}
-	summary(fa, objs, readyAt, started)
+	summary(fa.Running, objs, readyAt, started)
 	return nil
 }
 
