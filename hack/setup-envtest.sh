@@ -16,7 +16,8 @@
 #     envtest.Environment.BinaryAssetsDirectory). Everything else -> stderr.
 #   * Warm path: if kube-apiserver and etcd already exist in that directory and
 #     report the expected versions (`--version`), nothing is built (~0.1 s).
-#     kubectl is a convenience: it is (re)built only together with the others.
+#     kubectl is a convenience: it is (re)built only together with the others,
+#     unless ARMATURE_K8S_KUBECTL=ensure.
 #   * Cold path (empty module + build cache, 2 cores): ~6.5 min wall
 #     (etcd ~1 min, kube-apiserver ~3.5 min, kubectl ~1 min), ~1.8 GB peak
 #     RSS, ~650 MB of module downloads, ~3 GB added to the Go build cache.
@@ -33,7 +34,9 @@
 #                         (default: $ARMATURE_CACHE_DIR/k8s/<K8S_VERSION>)
 #   ARMATURE_K8S_SRC_DIR  where the scratch Go modules used for building live
 #                         (default: $ARMATURE_CACHE_DIR/k8s/src)
-#   ARMATURE_K8S_KUBECTL  set to 0 to skip building kubectl (default: 1)
+#   ARMATURE_K8S_KUBECTL  1 (default): build kubectl with kube-apiserver;
+#                         0: never; ensure: also build it when kube-apiserver
+#                         and etcd are already there (`make sandbox`)
 #
 # Requires: go >= 1.24 (uses the go.mod `tool` directive), bash, awk, sed.
 set -euo pipefail
@@ -98,8 +101,11 @@ kubectl_ok() { binary_ok kubectl "Client Version: v${K8S_VERSION}" version --cli
 
 done_ok() { printf '%s\n' "${BIN_DIR}" >&3; exit 0; }
 
+# all_ok : the binaries asked for are there (kubectl only with "ensure").
+all_ok() { apiserver_ok && etcd_ok && { [[ "${BUILD_KUBECTL}" != "ensure" ]] || kubectl_ok; }; }
+
 # Warm path: nothing to do (does not even need `go` on PATH).
-if apiserver_ok && etcd_ok; then
+if all_ok; then
   done_ok
 fi
 
@@ -117,7 +123,7 @@ if command -v flock >/dev/null 2>&1; then
     log "another setup-envtest is building in ${BIN_DIR}; waiting for it..."
     flock 9
     # The other invocation may have produced everything we need.
-    if apiserver_ok && etcd_ok; then
+    if all_ok; then
       done_ok
     fi
   fi
