@@ -107,3 +107,10 @@ bench-generate: specs ## Time generating the whole shared corpus, by stage, with
 .PHONY: demo
 demo: generate ## Generate, then run the control plane, the ARM emulator and the operator, and show resources converge.
 	@hack/demo.sh
+
+SANDBOX_DIR ?= .sandbox
+
+.PHONY: sandbox
+sandbox: ## Run kube-apiserver + etcd, the ARM emulator and the operator until Ctrl-C; prints KUBECONFIG=… and ARM=… when ready (SANDBOX_DIR=.sandbox; docs/sandbox.md).
+	@assets=$$(ARMATURE_K8S_KUBECTL=$${ARMATURE_K8S_KUBECTL:-ensure} hack/setup-envtest.sh) && $(GO) build -o bin/sandbox ./hack/sandbox && \
+	  KUBEBUILDER_ASSETS="$$assets" SANDBOX_DIR="$(SANDBOX_DIR)" exec bin/sandbox
