@@ -176,6 +176,11 @@ func TestStorageAccountLifecycle(t *testing.T) {
 	if _, ok := props["primaryEndpoints"].(map[string]any); !ok {
 		t.Errorf("readOnly properties get placeholders of their type: primaryEndpoints = %v", props["primaryEndpoints"])
 	}
+	// Values ARM derives from the name follow the examples' pattern
+	// (descriptor.NameDerived).
+	if blob, _ := props["primaryEndpoints"].(map[string]any)["blob"].(string); blob != "https://media01.blob.core.windows.net/" {
+		t.Errorf("primaryEndpoints.blob = %q, want the account's own endpoint", blob)
+	}
 
 	// PATCH a writable property: one request, 200.
 	e.arm.ResetJournal()

@@ -81,6 +81,9 @@ func placeholders(d *descriptor.Descriptor, body map[string]any, res *resource) 
 		create := len(p.Path) == 2 && p.Path[0] == "properties"
 		if parent, last := slot(body, p.Path, create); parent != nil {
 			parent[last] = placeholder(p, res)
+			if v, ok := nameDerived(d, p.Path, res); ok {
+				parent[last] = v
+			}
 		}
 	}
 }
@@ -146,4 +149,21 @@ func slot(body map[string]any, path descriptor.Path, create bool) (map[string]an
 		return nil, ""
 	}
 	return parent, last
+}
+
+// nameDerived is the value ARM derives from the resource's name at a path
+// (descriptor.NameDerived), with this resource's name in it.
+func nameDerived(d *descriptor.Descriptor, p descriptor.Path, res *resource) (string, bool) {
+	for _, nd := range d.NameDerived {
+		if !nd.Path.Equal(p) {
+			continue
+		}
+		var tmpl string
+		if json.Unmarshal([]byte(nd.JSON), &tmpl) != nil {
+			return "", false
+		}
+		name := res.ID[strings.LastIndex(res.ID, "/")+1:]
+		return strings.ReplaceAll(tmpl, "{name}", name), true
+	}
+	return "", false
 }

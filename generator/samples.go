@@ -31,6 +31,10 @@ func learnFromExamples(m *model.Model, root string) (map[string][]byte, []string
 			for _, d := range examples.ServerDefaults(k.Table, exs) {
 				k.ServerDefaults = append(k.ServerDefaults, model.ServerDefault{Path: d.Path, JSON: d.JSON})
 			}
+			k.NameDerived = nil
+			for _, d := range examples.NameDerived(k.Table, exs) {
+				k.NameDerived = append(k.NameDerived, model.ServerDefault{Path: d.Path, JSON: d.JSON})
+			}
 			if len(exs) == 0 {
 				continue
 			}

@@ -184,6 +184,14 @@ func pathValues(d jen.Dict, k *model.Kind) {
 			g.Line()
 		})
 	}
+	if len(k.NameDerived) > 0 {
+		d[jen.Id("NameDerived")] = jen.Index().Qual(pathDescriptors, "ServerDefault").ValuesFunc(func(g *jen.Group) {
+			for _, sd := range k.NameDerived {
+				g.Line().Values(jen.Dict{jen.Id("Path"): pathLit(sd.Path), jen.Id("JSON"): jen.Lit(sd.JSON)})
+			}
+			g.Line()
+		})
+	}
 	if acts := actions(r.StatusGETs); acts != nil {
 		d[jen.Id("StatusGETs")] = acts
 	}

@@ -416,3 +416,61 @@ func collectDefaults(t *classify.Table, resp, req map[string]any, prefix descrip
 		seen[key][string(b)]++
 	}
 }
+
+// NameDerived learns, from real examples, the read-only strings ARM derives
+// from the resource's name: a value of a 200/201 response (outside arrays
+// and maps; not the body's own id, name or type) that holds the example's
+// resource name (its last path name, 3 characters or more) becomes a
+// template with {name} in its place
+// (https://{name}.blob.core.windows.net/). Where examples disagree, the
+// most frequent template is used.
+func NameDerived(t *classify.Table, exs []Example) []Default {
+	seen := map[string]map[string]int{}
+	for _, ex := range exs {
+		if len(ex.Names) == 0 || len(ex.Names[len(ex.Names)-1]) < 3 {
+			continue
+		}
+		resp, _ := ex.Responses["200"].(map[string]any)
+		if resp == nil {
+			resp, _ = ex.Responses["201"].(map[string]any)
+		}
+		collectDerived(t, resp, nil, ex.Names[len(ex.Names)-1], seen)
+	}
+	var out []Default
+	for _, p := range slices.Sorted(maps.Keys(seen)) {
+		best, n := "", 0
+		for v, c := range seen[p] {
+			if c > n || c == n && v < best {
+				best, n = v, c
+			}
+		}
+		out = append(out, Default{Path: descriptor.MustParsePath(p), JSON: best})
+	}
+	return out
+}
+
+func collectDerived(t *classify.Table, v map[string]any, prefix descriptor.Path, name string, seen map[string]map[string]int) {
+	for k, x := range v {
+		p := prefix.Child(k)
+		if len(prefix) == 0 && (k == "id" || k == "name" || k == "type") {
+			continue
+		}
+		switch x := x.(type) {
+		case map[string]any:
+			collectDerived(t, x, p, name, seen)
+		case string:
+			if c, known := t.Class(p); !known || c != classify.ReadOnly || !strings.Contains(x, name) {
+				continue
+			}
+			b, err := json.Marshal(strings.ReplaceAll(x, name, "{name}"))
+			if err != nil {
+				continue
+			}
+			key := p.String()
+			if seen[key] == nil {
+				seen[key] = map[string]int{}
+			}
+			seen[key][string(b)]++
+		}
+	}
+}

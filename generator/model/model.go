@@ -67,6 +67,9 @@ type Kind struct {
 	// ServerDefaults are values ARM fills in when a request leaves them
 	// out (set by the generator from the examples).
 	ServerDefaults []ServerDefault
+	// NameDerived are read-only values ARM derives from the resource's
+	// name, as templates ({name}), learned from the examples.
+	NameDerived []ServerDefault
 	// Actions are the POST actions of the kind, in the order of
 	// Resource.Actions, with their bodies flattened (generator/actions).
 	Actions []descriptor.Action

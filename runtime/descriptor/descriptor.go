@@ -147,6 +147,12 @@ type Descriptor struct {
 	// property out, learned from the x-ms-examples responses. The ARM
 	// emulator applies them; they are not CRD defaults.
 	ServerDefaults []ServerDefault
+	// NameDerived are read-only values ARM derives from the resource's
+	// name (a storage account's primaryEndpoints.blob, a SQL server's
+	// fullyQualifiedDomainName), learned from the x-ms-examples responses:
+	// JSON is a string with {name} where the name goes. The ARM emulator
+	// fills them in.
+	NameDerived []ServerDefault
 	// EmbeddedChildren are the collections of the body that ARM also
 	// serves as child resources (a virtual network's properties.subnets):
 	// a PUT of the parent replaces the children with what the collection

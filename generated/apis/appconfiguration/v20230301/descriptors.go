@@ -123,10 +123,24 @@ var ConfigurationStoreDescriptor = descriptor.Descriptor{
 			},
 		},
 	},
-	Group:         "appconfiguration.azure.armature.dev",
-	Kind:          "ConfigurationStore",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/providers/Microsoft.AppConfiguration/configurationStores", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.AppConfiguration/configurationStores"},
-	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	Group:       "appconfiguration.azure.armature.dev",
+	Kind:        "ConfigurationStore",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/providers/Microsoft.AppConfiguration/configurationStores", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.AppConfiguration/configurationStores"},
+	LongRunning: []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"https://{name}.azconfig.io\"",
+			Path: descriptor.Path{"properties", "endpoint"},
+		},
+		{
+			JSON: "\"foo@{name}.com\"",
+			Path: descriptor.Path{"systemData", "createdBy"},
+		},
+		{
+			JSON: "\"foo@{name}.com\"",
+			Path: descriptor.Path{"systemData", "lastModifiedBy"},
+		},
+	},
 	NameMaxLength: 50,
 	NameMinLength: 5,
 	NameParameter: "configStoreName",

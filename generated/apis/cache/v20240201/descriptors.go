@@ -21,6 +21,12 @@ var RedisEnterpriseDescriptor = descriptor.Descriptor{
 		FinalStateVia: "original-uri",
 		Verb:          "PUT",
 	}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}.westus.something.azure.net\"",
+			Path: descriptor.Path{"properties", "hostName"},
+		},
+	},
 	NameParameter: "clusterName",
 	OwnerARMType:  "Microsoft.Resources/resourceGroups",
 	OwnerGroup:    "resources.azure.armature.dev",

@@ -272,10 +272,16 @@ var RedisDescriptor = descriptor.Descriptor{
 			},
 		},
 	},
-	Group:         "cache.azure.armature.dev",
-	Kind:          "Redis",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Cache/redis", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis"},
-	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	Group:       "cache.azure.armature.dev",
+	Kind:        "Redis",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Cache/redis", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis"},
+	LongRunning: []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}.redis.cache.windows.net\"",
+			Path: descriptor.Path{"properties", "hostName"},
+		},
+	},
 	NameParameter: "name",
 	OwnerARMType:  "Microsoft.Resources/resourceGroups",
 	OwnerGroup:    "resources.azure.armature.dev",
@@ -874,12 +880,18 @@ var RedisFirewallRuleDescriptor = descriptor.Descriptor{
 
 // RedisLinkedServerDescriptor describes RedisLinkedServer to the reconciler, the webhook and the ARM emulator.
 var RedisLinkedServerDescriptor = descriptor.Descriptor{
-	APIVersion:    "2024-03-01",
-	ARMType:       "Microsoft.Cache/redis/linkedServers",
-	Group:         "cache.azure.armature.dev",
-	Kind:          "RedisLinkedServer",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/linkedServers"},
-	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	APIVersion:  "2024-03-01",
+	ARMType:     "Microsoft.Cache/redis/linkedServers",
+	Group:       "cache.azure.armature.dev",
+	Kind:        "RedisLinkedServer",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Cache/redis/{name}/linkedServers"},
+	LongRunning: []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}.geo.redis.cache.windows.net\"",
+			Path: descriptor.Path{"properties", "geoReplicatedPrimaryHostName"},
+		},
+	},
 	NameParameter: "linkedServerName",
 	OwnerARMType:  "Microsoft.Cache/redis",
 	OwnerGroup:    "cache.azure.armature.dev",

@@ -8837,12 +8837,22 @@ var VirtualMachineScaleSetsVirtualMachinesExtensionDescriptor = descriptor.Descr
 
 // VirtualMachinesExtensionDescriptor describes VirtualMachinesExtension to the reconciler, the webhook and the ARM emulator.
 var VirtualMachinesExtensionDescriptor = descriptor.Descriptor{
-	APIVersion:    "2024-03-01",
-	ARMType:       "Microsoft.Compute/virtualMachines/extensions",
-	Group:         "compute.azure.armature.dev",
-	Kind:          "VirtualMachinesExtension",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/extensions"},
-	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	APIVersion:  "2024-03-01",
+	ARMType:     "Microsoft.Compute/virtualMachines/extensions",
+	Group:       "compute.azure.armature.dev",
+	Kind:        "VirtualMachinesExtension",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Compute/virtualMachines/{vmName}/extensions"},
+	LongRunning: []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}aaaa\"",
+			Path: descriptor.Path{"properties", "instanceView", "name"},
+		},
+		{
+			JSON: "\"{name}{name}\"",
+			Path: descriptor.Path{"properties", "instanceView", "typeHandlerVersion"},
+		},
+	},
 	NameParameter: "vmExtensionName",
 	OwnerARMType:  "Microsoft.Compute/virtualMachines",
 	OwnerGroup:    "compute.azure.armature.dev",

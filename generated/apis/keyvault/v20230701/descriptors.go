@@ -6,12 +6,18 @@ import descriptor "github.com/armature-dev/armature/runtime/descriptor"
 
 // VaultDescriptor describes Vault to the reconciler, the webhook and the ARM emulator.
 var VaultDescriptor = descriptor.Descriptor{
-	APIVersion:    "2023-07-01",
-	ARMType:       "Microsoft.KeyVault/vaults",
-	Group:         "keyvault.azure.armature.dev",
-	Kind:          "Vault",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/providers/Microsoft.KeyVault/vaults", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults"},
-	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	APIVersion:  "2023-07-01",
+	ARMType:     "Microsoft.KeyVault/vaults",
+	Group:       "keyvault.azure.armature.dev",
+	Kind:        "Vault",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/providers/Microsoft.KeyVault/vaults", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults"},
+	LongRunning: []descriptor.LRO{{Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"https://{name}.vault.azure.net\"",
+			Path: descriptor.Path{"properties", "vaultUri"},
+		},
+	},
 	NameParameter: "vaultName",
 	NamePattern:   "^[a-zA-Z0-9-]{3,24}$",
 	OwnerARMType:  "Microsoft.Resources/resourceGroups",
@@ -331,11 +337,21 @@ var VaultDescriptor = descriptor.Descriptor{
 
 // VaultsKeyDescriptor describes VaultsKey to the reconciler, the webhook and the ARM emulator.
 var VaultsKeyDescriptor = descriptor.Descriptor{
-	APIVersion:    "2023-07-01",
-	ARMType:       "Microsoft.KeyVault/vaults/keys",
-	Group:         "keyvault.azure.armature.dev",
-	Kind:          "VaultsKey",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/keys"},
+	APIVersion: "2023-07-01",
+	ARMType:    "Microsoft.KeyVault/vaults/keys",
+	Group:      "keyvault.azure.armature.dev",
+	Kind:       "VaultsKey",
+	ListPaths:  []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/keys"},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"https://sample-vault-name.vault.azure.net:443/keys/{name}\"",
+			Path: descriptor.Path{"properties", "keyUri"},
+		},
+		{
+			JSON: "\"https://sample-vault-name.vault.azure.net:443/keys/{name}/fd618d9519b74f9aae94ade66b876acc\"",
+			Path: descriptor.Path{"properties", "keyUriWithVersion"},
+		},
+	},
 	NameParameter: "keyName",
 	NamePattern:   "^[a-zA-Z0-9-]{1,127}$",
 	OwnerARMType:  "Microsoft.KeyVault/vaults",
@@ -679,11 +695,21 @@ var VaultsPrivateEndpointConnectionDescriptor = descriptor.Descriptor{
 
 // VaultsSecretDescriptor describes VaultsSecret to the reconciler, the webhook and the ARM emulator.
 var VaultsSecretDescriptor = descriptor.Descriptor{
-	APIVersion:    "2023-07-01",
-	ARMType:       "Microsoft.KeyVault/vaults/secrets",
-	Group:         "keyvault.azure.armature.dev",
-	Kind:          "VaultsSecret",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/secrets"},
+	APIVersion: "2023-07-01",
+	ARMType:    "Microsoft.KeyVault/vaults/secrets",
+	Group:      "keyvault.azure.armature.dev",
+	Kind:       "VaultsSecret",
+	ListPaths:  []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}/secrets"},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"https://sample-vault.vault.azure.net/secrets/{name}\"",
+			Path: descriptor.Path{"properties", "secretUri"},
+		},
+		{
+			JSON: "\"https:/sample-vault.vault.azure.net/secrets/{name}/baf6de32c4774c7c81345f6476cf90a4\"",
+			Path: descriptor.Path{"properties", "secretUriWithVersion"},
+		},
+	},
 	NameParameter: "secretName",
 	NamePattern:   "^[a-zA-Z0-9-]{1,127}$",
 	OwnerARMType:  "Microsoft.KeyVault/vaults",

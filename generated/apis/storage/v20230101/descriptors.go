@@ -466,10 +466,76 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			},
 		},
 	},
-	Group:         "storage.azure.armature.dev",
-	Kind:          "StorageAccount",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Storage/storageAccounts", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts"},
-	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	Group:       "storage.azure.armature.dev",
+	Kind:        "StorageAccount",
+	ListPaths:   []string{"/subscriptions/{subscriptionId}/providers/Microsoft.Storage/storageAccounts", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts"},
+	LongRunning: []descriptor.LRO{{Verb: "PUT"}},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"https://{name}.blob.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "blob"},
+		},
+		{
+			JSON: "\"https://{name}.dfs.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "dfs"},
+		},
+		{
+			JSON: "\"https://{name}.file.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "file"},
+		},
+		{
+			JSON: "\"https://{name}-internetrouting.blob.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "internetEndpoints", "blob"},
+		},
+		{
+			JSON: "\"https://{name}-internetrouting.dfs.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "internetEndpoints", "dfs"},
+		},
+		{
+			JSON: "\"https://{name}-internetrouting.file.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "internetEndpoints", "file"},
+		},
+		{
+			JSON: "\"https://{name}-internetrouting.web.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "internetEndpoints", "web"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.blob.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "blob"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.dfs.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "dfs"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.file.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "file"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.queue.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "queue"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.table.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "table"},
+		},
+		{
+			JSON: "\"https://{name}-microsoftrouting.web.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "microsoftEndpoints", "web"},
+		},
+		{
+			JSON: "\"https://{name}.queue.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "queue"},
+		},
+		{
+			JSON: "\"https://{name}.table.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "table"},
+		},
+		{
+			JSON: "\"https://{name}.web.core.windows.net/\"",
+			Path: descriptor.Path{"properties", "primaryEndpoints", "web"},
+		},
+	},
 	NameMaxLength: 24,
 	NameMinLength: 3,
 	NameParameter: "accountName",
@@ -3987,11 +4053,17 @@ var StorageAccountsManagementPolicyDescriptor = descriptor.Descriptor{
 
 // StorageAccountsObjectReplicationPolicyDescriptor describes StorageAccountsObjectReplicationPolicy to the reconciler, the webhook and the ARM emulator.
 var StorageAccountsObjectReplicationPolicyDescriptor = descriptor.Descriptor{
-	APIVersion:    "2023-01-01",
-	ARMType:       "Microsoft.Storage/storageAccounts/objectReplicationPolicies",
-	Group:         "storage.azure.armature.dev",
-	Kind:          "StorageAccountsObjectReplicationPolicy",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/objectReplicationPolicies"},
+	APIVersion: "2023-01-01",
+	ARMType:    "Microsoft.Storage/storageAccounts/objectReplicationPolicies",
+	Group:      "storage.azure.armature.dev",
+	Kind:       "StorageAccountsObjectReplicationPolicy",
+	ListPaths:  []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/objectReplicationPolicies"},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}\"",
+			Path: descriptor.Path{"properties", "policyId"},
+		},
+	},
 	NameMinLength: 1,
 	NameParameter: "objectReplicationPolicyId",
 	OwnerARMType:  "Microsoft.Storage/storageAccounts",
@@ -4428,11 +4500,17 @@ var StorageAccountsTableServiceDescriptor = descriptor.Descriptor{
 
 // StorageAccountsTableServicesTableDescriptor describes StorageAccountsTableServicesTable to the reconciler, the webhook and the ARM emulator.
 var StorageAccountsTableServicesTableDescriptor = descriptor.Descriptor{
-	APIVersion:    "2023-01-01",
-	ARMType:       "Microsoft.Storage/storageAccounts/tableServices/tables",
-	Group:         "storage.azure.armature.dev",
-	Kind:          "StorageAccountsTableServicesTable",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/tableServices/default/tables"},
+	APIVersion: "2023-01-01",
+	ARMType:    "Microsoft.Storage/storageAccounts/tableServices/tables",
+	Group:      "storage.azure.armature.dev",
+	Kind:       "StorageAccountsTableServicesTable",
+	ListPaths:  []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Storage/storageAccounts/{accountName}/tableServices/default/tables"},
+	NameDerived: []descriptor.ServerDefault{
+		{
+			JSON: "\"{name}\"",
+			Path: descriptor.Path{"properties", "tableName"},
+		},
+	},
 	NameMaxLength: 63,
 	NameMinLength: 3,
 	NameParameter: "tableName",
