@@ -227,6 +227,17 @@ func Generate(opts Options) (*Result, error) {
 	if errs := ConfigErrors(a.Errors); len(errs) > 0 {
 		return nil, fmt.Errorf("nothing written: %d entries of %s do not apply:\n  %w", len(errs), opts.Config.ConfigFile(), joinIndented(errs))
 	}
+	var refSet *override.Refs
+	if opts.Config != nil && len(opts.Config.References) > 0 {
+		refSet = override.NewRefs(opts.Config.ConfigFile(), opts.Config.References)
+	}
+	rs, rerrs := emitReferences(a, refSet)
+	if len(rerrs) > 0 {
+		return nil, fmt.Errorf("nothing written: references: %w", joinIndented(rerrs))
+	}
+	if opts.Progress != nil {
+		opts.Progress(fmt.Sprintf("references: %d ref fields (left out: %d to a part of the resource itself, %d lists of ids, %d to no generated kind, %d name clashes)", rs.Emitted, rs.Self, rs.List, rs.NoTarget, rs.Clash))
+	}
 	models := []*model.Model{a.Model}
 	for _, o := range a.Older {
 		models = append(models, o.Model)

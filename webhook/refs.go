@@ -11,10 +11,11 @@ import (
 
 // Details of the reference errors.
 const (
-	refBothDetail   = "set one of %s and %s, not both"
-	refShape        = "{kind: <Kind>, name: <object in this namespace>} (group optional)"
-	refShapeDetail  = "must be " + refShape
-	refTargetDetail = "a %s cannot be named here; allowed: %s"
+	refBothDetail     = "set one of %s and %s, not both"
+	refRequiredDetail = "set %s, or %s (an object of this namespace whose id is sent)"
+	refShape          = "{kind: <Kind>, name: <object in this namespace>} (group optional)"
+	refShapeDetail    = "must be " + refShape
+	refTargetDetail   = "a %s cannot be named here; allowed: %s"
 )
 
 // references checks the references to other objects (descriptor.Reference):
@@ -28,6 +29,9 @@ func (c *checker) references(sp *field.Path, spec any) {
 		holdersAt(r.Path.Parent(), sp, spec, func(p *field.Path, m map[string]any) {
 			ref, ok := lookupSet(m, refField)
 			if !ok {
+				if _, set := lookupSet(m, x); !set && r.Required {
+					c.errs = append(c.errs, field.Required(p.Child(x), fmt.Sprintf(refRequiredDetail, p.Child(x), p.Child(refField))))
+				}
 				return
 			}
 			if _, both := lookupSet(m, x); both {
@@ -79,4 +83,25 @@ func holdersAt(path descriptor.Path, p *field.Path, v any, f func(*field.Path, m
 		return
 	}
 	each(path[0], p, v, func(cp *field.Path, cv any) { holdersAt(path[1:], cp, cv, f) })
+}
+
+// createOnlyRefs refuses, on update, a changed reference whose field is
+// create-only: the object it names gives the id the resource was created
+// with. A reference and its field are compared at the same places (the
+// holders of each reference, by index in lists).
+func (c *checker) createOnlyRefs(sp *field.Path, old, cur any) {
+	for _, r := range c.d.References {
+		if class, known := c.d.ClassOf(r.Path.Table()); !known || class != descriptor.CreateOnly {
+			continue
+		}
+		refField := r.RefField()
+		was := map[string]any{}
+		holdersAt(r.Path.Parent(), sp, old, func(p *field.Path, m map[string]any) { was[p.String()] = m[refField] })
+		holdersAt(r.Path.Parent(), sp, cur, func(p *field.Path, m map[string]any) {
+			before, existed := was[p.String()]
+			if existed && !equal(before, m[refField]) {
+				c.errs = append(c.errs, field.Forbidden(p.Child(refField), fmt.Sprintf(createOnlyDetail, render(before, before != nil, false), render(m[refField], m[refField] != nil, false))))
+			}
+		})
+	}
 }

@@ -80,3 +80,60 @@ func TestValidateReferences(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateOnlyReference: the reference of a create-only field is
+// create-only too.
+func TestCreateOnlyReference(t *testing.T) {
+	d := &descriptor.Descriptor{
+		Group: "test.armature.dev", Version: "v1", Kind: "Pool", ARMType: "Test.RP/pools",
+		Verbs: []string{"GET", "PUT", "DELETE"}, OwnerARMType: "Microsoft.Resources/resourceGroups",
+		Properties: []descriptor.Property{
+			{Path: descriptor.P("properties"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "vnetSubnetID"), Class: descriptor.CreateOnly},
+		},
+		References: []descriptor.Reference{{Path: descriptor.P("properties", "vnetSubnetID")}},
+	}
+	k := &kind{d: d, tree: buildTree(d)}
+	obj := func(subnet string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": "p"}, "spec": map[string]any{
+			"owner":      map[string]any{"armId": "/subscriptions/s/resourceGroups/g"},
+			"properties": map[string]any{"vnetSubnetIDRef": map[string]any{"kind": "Subnet", "name": subnet}},
+		}}
+	}
+	errs := k.validate(admissionv1.Update, obj("b"), obj("a"))
+	if len(errs) != 1 || errs[0].Field != "spec.properties.vnetSubnetIDRef" || errs[0].Type != "FieldValueForbidden" {
+		t.Fatalf("errors %v, want one Forbidden at spec.properties.vnetSubnetIDRef", errs)
+	}
+	if errs := k.validate(admissionv1.Update, obj("a"), obj("a")); len(errs) != 0 {
+		t.Errorf("unchanged: %v", errs)
+	}
+}
+
+// TestRequiredReference: a field the swagger requires is set, or given by
+// its reference.
+func TestRequiredReference(t *testing.T) {
+	d := &descriptor.Descriptor{
+		Group: "test.armature.dev", Version: "v1", Kind: "Site", ARMType: "Test.RP/sites",
+		Verbs: []string{"GET", "PUT", "DELETE"}, OwnerARMType: "Microsoft.Resources/resourceGroups",
+		Properties: []descriptor.Property{
+			{Path: descriptor.P("properties"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "serverFarmId"), Class: descriptor.Writable},
+		},
+		References: []descriptor.Reference{{Path: descriptor.P("properties", "serverFarmId"), Required: true}},
+	}
+	k := &kind{d: d, tree: buildTree(d)}
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": "s"}, "spec": map[string]any{
+			"owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/g"}, "properties": props,
+		}}
+	}
+	errs := k.validate(admissionv1.Create, obj(map[string]any{"httpsOnly": true}), nil)
+	if len(errs) != 1 || errs[0].Field != "spec.properties.serverFarmId" || errs[0].Type != "FieldValueRequired" {
+		t.Fatalf("errors %v, want serverFarmId required", errs)
+	}
+	for _, p := range []map[string]any{{"serverFarmId": "/x"}, {"serverFarmIdRef": map[string]any{"kind": "ServerFarm", "name": "plan"}}} {
+		if errs := k.validate(admissionv1.Create, obj(p), nil); len(errs) != 0 {
+			t.Errorf("%v: %v", p, errs)
+		}
+	}
+}

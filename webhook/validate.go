@@ -68,6 +68,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 			return c.errs
 		}
 		c.createOnly(k.tree, sp, oldSpec, spec)
+		c.createOnlyRefs(sp, oldSpec, spec)
 		if id := str(old["status"], "id"); id != "" {
 			c.operatorFields(sp, old, obj)
 		}

@@ -195,6 +195,24 @@ func pathValues(d jen.Dict, k *model.Kind) {
 	if acts := actions(r.StatusGETs); acts != nil {
 		d[jen.Id("StatusGETs")] = acts
 	}
+	if len(k.References) > 0 {
+		d[jen.Id("References")] = jen.Index().Qual(pathDescriptors, "Reference").ValuesFunc(func(g *jen.Group) {
+			for _, ref := range k.References {
+				vals := jen.Dict{jen.Id("Path"): pathLit(ref.Path)}
+				if ref.Map {
+					vals[jen.Id("Map")] = jen.True()
+				}
+				if ref.Required {
+					vals[jen.Id("Required")] = jen.True()
+				}
+				if len(ref.Targets) > 0 {
+					vals[jen.Id("Targets")] = strs(ref.Targets)
+				}
+				g.Line().Values(vals)
+			}
+			g.Line()
+		})
+	}
 	if len(r.Embedded) > 0 {
 		d[jen.Id("EmbeddedChildren")] = jen.Index().Qual(pathDescriptors, "EmbeddedChild").ValuesFunc(func(g *jen.Group) {
 			for _, e := range r.Embedded {

@@ -39,6 +39,16 @@ const (
 	FieldLastOperation = "lastOperation"
 )
 
+// IsOperatorField reports whether a spec member is the operator's, never
+// sent to ARM.
+func IsOperatorField(name string) bool {
+	switch name {
+	case FieldAzureName, FieldOwner, FieldResourceID, FieldOperatorSpec:
+		return true
+	}
+	return false
+}
+
 type side int
 
 const (

@@ -70,6 +70,9 @@ type Kind struct {
 	// NameDerived are read-only values ARM derives from the resource's
 	// name, as templates ({name}), learned from the examples.
 	NameDerived []ServerDefault
+	// References are the spec paths that hold an ARM id another object
+	// may supply (set by the generator from generator/refs), sorted.
+	References []descriptor.Reference
 	// Actions are the POST actions of the kind, in the order of
 	// Resource.Actions, with their bodies flattened (generator/actions).
 	Actions []descriptor.Action
@@ -152,6 +155,9 @@ const (
 	// OperatorSpecRef is the operator's spec.operatorSpec (api/core
 	// OperatorSpec).
 	OperatorSpecRef
+	// ObjectRef is a reference to another object of the operator (api/core
+	// ObjectReference), beside a field that holds an ARM id.
+	ObjectRef
 	// Conditions is []metav1.Condition.
 	Conditions
 )

@@ -205,6 +205,9 @@ type Reference struct {
 	// swagger's x-ms-arm-id-details allowedResources; empty when any kind
 	// the operator serves may be named.
 	Targets []string
+	// Required is set when the swagger requires the field: one of the
+	// field and its reference is (the CRD cannot say "set or sourced").
+	Required bool
 }
 
 // RefField is the name of the spec field beside r's field that holds the

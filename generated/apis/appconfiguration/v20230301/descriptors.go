@@ -361,6 +361,13 @@ var ConfigurationStoreDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

@@ -2,6 +2,8 @@
 
 package v20230301
 
+import core "github.com/armature-dev/armature/api/core"
+
 // The properties of a configuration store.
 type ConfigurationStoreProperties struct {
 	// Indicates whether the configuration store need to be recovered.
@@ -149,6 +151,10 @@ type ResourceIdentity struct {
 	// The list of user-assigned identities associated with the resource. The user-assigned identity dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]UserIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // An identity that can be associated with a resource.

@@ -5,6 +5,7 @@
 package v20230301
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -528,6 +529,13 @@ func (in *ResourceIdentity) DeepCopyInto(out *ResourceIdentity) {
 		*out = make(map[string]UserIdentity, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }

@@ -111,6 +111,14 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "delegatedManagedIdentityResourceId"}},
+		{
+			Path:     descriptor.Path{"properties", "roleDefinitionId"},
+			Required: true,
+			Targets:  []string{"authorization.azure.armature.dev/RoleDefinition"},
+		},
+	},
 	Scope:   descriptor.ScopeExtension,
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20220401",

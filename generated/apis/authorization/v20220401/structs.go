@@ -2,6 +2,8 @@
 
 package v20220401
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Role definition permissions.
 type Permission struct {
 	// Allowed actions.
@@ -50,6 +52,9 @@ type RoleAssignmentProperties struct {
 	// +optional
 	DelegatedManagedIdentityResourceId *string `json:"delegatedManagedIdentityResourceId,omitempty"`
 
+	// delegatedManagedIdentityResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as delegatedManagedIdentityResourceId; set one of the two (docs/references.md). Create-only, as delegatedManagedIdentityResourceId is.
+	DelegatedManagedIdentityResourceIdRef *core.ObjectReference `json:"delegatedManagedIdentityResourceIdRef,omitempty"`
+
 	// Description of role assignment
 	// +optional
 	Description *string `json:"description,omitempty"`
@@ -65,6 +70,9 @@ type RoleAssignmentProperties struct {
 	// The role definition ID.
 	// +kubebuilder:validation:Required
 	RoleDefinitionId *string `json:"roleDefinitionId,omitempty"`
+
+	// roleDefinitionIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as roleDefinitionId; set one of the two (docs/references.md). Kinds: authorization.azure.armature.dev/RoleDefinition. Create-only, as roleDefinitionId is.
+	RoleDefinitionIdRef *core.ObjectReference `json:"roleDefinitionIdRef,omitempty"`
 }
 
 // Role assignment properties.

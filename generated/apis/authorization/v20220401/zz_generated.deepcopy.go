@@ -157,6 +157,10 @@ func (in *RoleAssignmentProperties) DeepCopyInto(out *RoleAssignmentProperties) 
 		*out = new(string)
 		**out = **in
 	}
+	if in.DelegatedManagedIdentityResourceIdRef != nil {
+		in, out := &in.DelegatedManagedIdentityResourceIdRef, &out.DelegatedManagedIdentityResourceIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.Description != nil {
 		in, out := &in.Description, &out.Description
 		*out = new(string)
@@ -176,6 +180,10 @@ func (in *RoleAssignmentProperties) DeepCopyInto(out *RoleAssignmentProperties) 
 		in, out := &in.RoleDefinitionId, &out.RoleDefinitionId
 		*out = new(string)
 		**out = **in
+	}
+	if in.RoleDefinitionIdRef != nil {
+		in, out := &in.RoleDefinitionIdRef, &out.RoleDefinitionIdRef
+		*out = (*in).DeepCopy()
 	}
 }
 

@@ -208,6 +208,17 @@ var RedisEnterpriseDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "encryption", "customerManagedKeyEncryption", "keyEncryptionKeyIdentity", "userAssignedIdentityResourceId"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+	},
 	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20240201",
@@ -528,6 +539,9 @@ var RedisEnterpriseDatabaseDescriptor = descriptor.Descriptor{
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
 		},
+	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "geoReplication", "linkedDatabases", descriptor.Items, "id"}},
 	},
 	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},

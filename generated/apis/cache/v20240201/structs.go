@@ -2,6 +2,8 @@
 
 package v20240201
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Properties of RedisEnterprise clusters, as opposed to general resource properties like location, tags
 type ClusterProperties struct {
 	// Encryption-at-rest configuration for the cluster.
@@ -40,6 +42,9 @@ type ClusterPropertiesEncryptionCustomerManagedKeyEncryptionKeyEncryptionKeyIden
 	// User assigned identity to use for accessing key encryption key Url. Ex: /subscriptions/<sub uuid>/resourceGroups/<resource group>/providers/Microsoft.ManagedIdentity/userAssignedIdentities/myId.
 	// +optional
 	UserAssignedIdentityResourceId *string `json:"userAssignedIdentityResourceId,omitempty"`
+
+	// userAssignedIdentityResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as userAssignedIdentityResourceId; set one of the two (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	UserAssignedIdentityResourceIdRef *core.ObjectReference `json:"userAssignedIdentityResourceIdRef,omitempty"`
 }
 
 // All identity configuration for Customer-managed key settings defining which identity should be used to auth to Key Vault.
@@ -176,6 +181,9 @@ type LinkedDatabase struct {
 	// Resource ID of a database resource to link with this database.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Specifies details of a linked database resource.
@@ -196,6 +204,10 @@ type ManagedServiceIdentity struct {
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Managed service identity (system assigned and/or user assigned identities)

@@ -649,6 +649,14 @@ var RedisDescriptor = descriptor.Descriptor{
 			Type:  "array",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{Path: descriptor.Path{"properties", "subnetId"}},
+	},
 	Scope:       descriptor.ScopeResourceGroup,
 	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-0"}, descriptor.Path{"properties", "redisConfiguration", "aof-storage-connection-string-1"}, descriptor.Path{"properties", "redisConfiguration", "rdb-storage-connection-string"}},
 	ServerDefaults: []descriptor.ServerDefault{
@@ -957,6 +965,12 @@ var RedisLinkedServerDescriptor = descriptor.Descriptor{
 			Path:  descriptor.Path{"type"},
 			Rule:  "only in the GET response",
 			Type:  "string",
+		},
+	},
+	References: []descriptor.Reference{
+		{
+			Path:     descriptor.Path{"properties", "linkedRedisCacheId"},
+			Required: true,
 		},
 	},
 	Scope:   descriptor.ScopeResourceGroup,

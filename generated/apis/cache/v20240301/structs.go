@@ -13,6 +13,10 @@ type ManagedServiceIdentity struct {
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Managed service identity (system assigned and/or user assigned identities)
@@ -206,6 +210,9 @@ type RedisCreateProperties struct {
 	// +kubebuilder:validation:Pattern=`^/subscriptions/[^/]*/resourceGroups/[^/]*/providers/Microsoft.(ClassicNetwork|Network)/virtualNetworks/[^/]*/subnets/[^/]*$`
 	SubnetId *string `json:"subnetId,omitempty"`
 
+	// subnetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as subnetId; set one of the two (docs/references.md). Create-only, as subnetId is.
+	SubnetIdRef *core.ObjectReference `json:"subnetIdRef,omitempty"`
+
 	// A dictionary of tenant settings
 	// +optional
 	TenantSettings map[string]string `json:"tenantSettings,omitempty"`
@@ -328,6 +335,9 @@ type RedisLinkedServerCreateProperties struct {
 	// Fully qualified resourceId of the linked redis cache.
 	// +kubebuilder:validation:Required
 	LinkedRedisCacheId *string `json:"linkedRedisCacheId,omitempty"`
+
+	// linkedRedisCacheIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as linkedRedisCacheId; set one of the two (docs/references.md). Create-only, as linkedRedisCacheId is.
+	LinkedRedisCacheIdRef *core.ObjectReference `json:"linkedRedisCacheIdRef,omitempty"`
 
 	// Location of the linked redis cache.
 	// +kubebuilder:validation:Required

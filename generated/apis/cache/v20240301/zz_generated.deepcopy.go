@@ -5,6 +5,7 @@
 package v20240301
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -23,6 +24,13 @@ func (in *ManagedServiceIdentity) DeepCopyInto(out *ManagedServiceIdentity) {
 		*out = make(map[string]UserAssignedIdentity, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }
@@ -742,6 +750,10 @@ func (in *RedisCreateProperties) DeepCopyInto(out *RedisCreateProperties) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.SubnetIdRef != nil {
+		in, out := &in.SubnetIdRef, &out.SubnetIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.TenantSettings != nil {
 		in, out := &in.TenantSettings, &out.TenantSettings
 		*out = make(map[string]string, len(*in))
@@ -1126,6 +1138,10 @@ func (in *RedisLinkedServerCreateProperties) DeepCopyInto(out *RedisLinkedServer
 		in, out := &in.LinkedRedisCacheId, &out.LinkedRedisCacheId
 		*out = new(string)
 		**out = **in
+	}
+	if in.LinkedRedisCacheIdRef != nil {
+		in, out := &in.LinkedRedisCacheIdRef, &out.LinkedRedisCacheIdRef
+		*out = (*in).DeepCopy()
 	}
 	if in.LinkedRedisCacheLocation != nil {
 		in, out := &in.LinkedRedisCacheLocation, &out.LinkedRedisCacheLocation

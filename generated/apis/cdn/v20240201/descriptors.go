@@ -320,6 +320,13 @@ var ProfileDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{
@@ -2155,6 +2162,12 @@ var ProfilesEndpointDescriptor = descriptor.Descriptor{
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
 		},
+	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "defaultOriginGroup", "id"}},
+		{Path: descriptor.Path{"properties", "originGroups", descriptor.Items, "properties", "origins", descriptor.Items, "id"}},
+		{Path: descriptor.Path{"properties", "origins", descriptor.Items, "properties", "privateLinkResourceId"}},
+		{Path: descriptor.Path{"properties", "webApplicationFirewallPolicyLink", "id"}},
 	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{

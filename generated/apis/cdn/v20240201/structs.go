@@ -2,7 +2,10 @@
 
 package v20240201
 
-import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
 
 // Properties of the custom domain created on the CDN endpoint.
 type DeepCreatedCustomDomainProperties_STATUS struct {
@@ -136,6 +139,9 @@ type DeepCreatedOriginProperties struct {
 	// The Resource Id of the Private Link resource. Populating this optional field indicates that this backend is 'Private'
 	// +optional
 	PrivateLinkResourceId *string `json:"privateLinkResourceId,omitempty"`
+
+	// privateLinkResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as privateLinkResourceId; set one of the two (docs/references.md). Create-only, as privateLinkResourceId is.
+	PrivateLinkResourceIdRef *core.ObjectReference `json:"privateLinkResourceIdRef,omitempty"`
 
 	// Weight of the origin in given origin group for load balancing. Must be between 1 and 1000
 	// +optional
@@ -366,6 +372,9 @@ type EndpointPropertiesWebApplicationFirewallPolicyLink struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Defines the Web Application Firewall policy for the endpoint (if applicable)
@@ -579,6 +588,10 @@ type ManagedServiceIdentity struct {
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Managed service identity (system assigned and/or user assigned identities)
@@ -688,6 +701,9 @@ type ResourceReference struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Reference to another resource.

@@ -2,6 +2,8 @@
 
 package v20231002
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Api error base.
 type ApiErrorBase_STATUS struct {
 	// The error code.
@@ -62,6 +64,9 @@ type CreationData struct {
 	// +optional
 	ElasticSanResourceId *string `json:"elasticSanResourceId,omitempty"`
 
+	// elasticSanResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as elasticSanResourceId; set one of the two (docs/references.md). Create-only, as elasticSanResourceId is.
+	ElasticSanResourceIdRef *core.ObjectReference `json:"elasticSanResourceIdRef,omitempty"`
+
 	// Required if creating from a Gallery Image. The id/sharedGalleryImageId/communityGalleryImageId of the ImageDiskReference will be the ARM id of the shared galley image version from which to create a disk.
 	// +optional
 	GalleryImageReference *ImageDiskReference `json:"galleryImageReference,omitempty"`
@@ -89,6 +94,9 @@ type CreationData struct {
 	// If createOption is Copy, this is the ARM id of the source snapshot or disk.
 	// +optional
 	SourceResourceId *string `json:"sourceResourceId,omitempty"`
+
+	// sourceResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceResourceId; set one of the two (docs/references.md). Create-only, as sourceResourceId is.
+	SourceResourceIdRef *core.ObjectReference `json:"sourceResourceIdRef,omitempty"`
 
 	// If createOption is Import, this is the URI of a blob to be imported into a managed disk.
 	// +optional
@@ -166,6 +174,9 @@ type DiskProperties struct {
 	// ARM id of the DiskAccess resource for using private endpoints on disks.
 	// +optional
 	DiskAccessId *string `json:"diskAccessId,omitempty"`
+
+	// diskAccessIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as diskAccessId; set one of the two (docs/references.md).
+	DiskAccessIdRef *core.ObjectReference `json:"diskAccessIdRef,omitempty"`
 
 	// The total number of IOPS that will be allowed across all VMs mounting the shared disk as ReadOnly. One operation can transfer between 4k and 256k bytes.
 	// +optional
@@ -345,6 +356,9 @@ type DiskSecurityProfile struct {
 	// +optional
 	SecureVMDiskEncryptionSetId *string `json:"secureVMDiskEncryptionSetId,omitempty"`
 
+	// secureVMDiskEncryptionSetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as secureVMDiskEncryptionSetId; set one of the two (docs/references.md). Create-only, as secureVMDiskEncryptionSetId is.
+	SecureVMDiskEncryptionSetIdRef *core.ObjectReference `json:"secureVMDiskEncryptionSetIdRef,omitempty"`
+
 	// Specifies the SecurityType of the VM. Applicable for OS disks only.
 	// +optional
 	SecurityType *DiskSecurityTypes `json:"securityType,omitempty"`
@@ -381,6 +395,9 @@ type Encryption struct {
 	// +optional
 	DiskEncryptionSetId *string `json:"diskEncryptionSetId,omitempty"`
 
+	// diskEncryptionSetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as diskEncryptionSetId; set one of the two (docs/references.md).
+	DiskEncryptionSetIdRef *core.ObjectReference `json:"diskEncryptionSetIdRef,omitempty"`
+
 	// The type of key used to encrypt the data of the disk.
 	// +optional
 	Type *EncryptionType `json:"type,omitempty"`
@@ -395,6 +412,10 @@ type EncryptionSetIdentity struct {
 	// The list of user identities associated with the disk encryption set. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]EncryptionSetIdentityUserAssignedIdentitiesValue `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // EncryptionSetIdentityUserAssignedIdentitiesValue is generated from specification/compute/resource-manager/Microsoft.Compute/common-types/v1/common.json#/definitions/UserAssignedIdentities/additionalProperties.
@@ -555,6 +576,9 @@ type ImageDiskReference struct {
 	// A relative uri containing either a Platform Image Repository, user image, or Azure Compute Gallery image reference.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// If the disk is created from an image's data disk, this is an index that indicates which of the data disks in the image to use. For OS disks, this field is null.
 	// +optional
@@ -717,6 +741,9 @@ type SnapshotProperties struct {
 	// +optional
 	DiskAccessId *string `json:"diskAccessId,omitempty"`
 
+	// diskAccessIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as diskAccessId; set one of the two (docs/references.md).
+	DiskAccessIdRef *core.ObjectReference `json:"diskAccessIdRef,omitempty"`
+
 	// If creationData.createOption is Empty, this field is mandatory and it indicates the size of the disk to create. If this field is present for updates or creation with other options, it indicates a resize. Resizes are only allowed if the disk is not attached to a running VM, and can only increase the disk's size.
 	// +optional
 	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
@@ -859,6 +886,9 @@ type SourceVault struct {
 	// Resource Id
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // The vault id is an Azure Resource Manager Resource id in the form /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.KeyVault/vaults/{vaultName}

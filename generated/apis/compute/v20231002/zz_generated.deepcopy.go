@@ -5,6 +5,7 @@
 package v20231002
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -145,6 +146,10 @@ func (in *CreationData) DeepCopyInto(out *CreationData) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.ElasticSanResourceIdRef != nil {
+		in, out := &in.ElasticSanResourceIdRef, &out.ElasticSanResourceIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.GalleryImageReference != nil {
 		in, out := &in.GalleryImageReference, &out.GalleryImageReference
 		*out = new(ImageDiskReference)
@@ -179,6 +184,10 @@ func (in *CreationData) DeepCopyInto(out *CreationData) {
 		in, out := &in.SourceResourceId, &out.SourceResourceId
 		*out = new(string)
 		**out = **in
+	}
+	if in.SourceResourceIdRef != nil {
+		in, out := &in.SourceResourceIdRef, &out.SourceResourceIdRef
+		*out = (*in).DeepCopy()
 	}
 	if in.SourceUri != nil {
 		in, out := &in.SourceUri, &out.SourceUri
@@ -547,6 +556,10 @@ func (in *DiskProperties) DeepCopyInto(out *DiskProperties) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.DiskAccessIdRef != nil {
+		in, out := &in.DiskAccessIdRef, &out.DiskAccessIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.DiskIOPSReadOnly != nil {
 		in, out := &in.DiskIOPSReadOnly, &out.DiskIOPSReadOnly
 		*out = new(int64)
@@ -834,6 +847,10 @@ func (in *DiskSecurityProfile) DeepCopyInto(out *DiskSecurityProfile) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.SecureVMDiskEncryptionSetIdRef != nil {
+		in, out := &in.SecureVMDiskEncryptionSetIdRef, &out.SecureVMDiskEncryptionSetIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.SecurityType != nil {
 		in, out := &in.SecurityType, &out.SecurityType
 		*out = new(DiskSecurityTypes)
@@ -1073,6 +1090,10 @@ func (in *Encryption) DeepCopyInto(out *Encryption) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.DiskEncryptionSetIdRef != nil {
+		in, out := &in.DiskEncryptionSetIdRef, &out.DiskEncryptionSetIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.Type != nil {
 		in, out := &in.Type, &out.Type
 		*out = new(EncryptionType)
@@ -1103,6 +1124,13 @@ func (in *EncryptionSetIdentity) DeepCopyInto(out *EncryptionSetIdentity) {
 		*out = make(map[string]EncryptionSetIdentityUserAssignedIdentitiesValue, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }
@@ -1487,6 +1515,10 @@ func (in *ImageDiskReference) DeepCopyInto(out *ImageDiskReference) {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
 		**out = **in
+	}
+	if in.IdRef != nil {
+		in, out := &in.IdRef, &out.IdRef
+		*out = (*in).DeepCopy()
 	}
 	if in.Lun != nil {
 		in, out := &in.Lun, &out.Lun
@@ -1917,6 +1949,10 @@ func (in *SnapshotProperties) DeepCopyInto(out *SnapshotProperties) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.DiskAccessIdRef != nil {
+		in, out := &in.DiskAccessIdRef, &out.DiskAccessIdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.DiskSizeGB != nil {
 		in, out := &in.DiskSizeGB, &out.DiskSizeGB
 		*out = new(int32)
@@ -2300,6 +2336,10 @@ func (in *SourceVault) DeepCopyInto(out *SourceVault) {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
 		**out = **in
+	}
+	if in.IdRef != nil {
+		in, out := &in.IdRef, &out.IdRef
+		*out = (*in).DeepCopy()
 	}
 }
 

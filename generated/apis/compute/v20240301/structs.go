@@ -66,6 +66,9 @@ type ApiEntityReference struct {
 	// The ARM resource id in the form of /subscriptions/{SubscriptionId}/resourceGroups/{ResourceGroupName}/...
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // The API entity reference.
@@ -492,6 +495,9 @@ type DiskEncryptionSetParameters struct {
 	// Resource Id
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Describes the parameter of customer managed disk encryption set resource id that can be specified for disk. **Note:** The disk encryption set resource id can only be specified for managed disk. Please refer https://aka.ms/mdssewithcmkoverview for more details.
@@ -544,6 +550,9 @@ type EncryptionIdentity struct {
 	// Specifies ARM Resource ID of one of the user identities associated with the VM.
 	// +optional
 	UserAssignedIdentityResourceId *string `json:"userAssignedIdentityResourceId,omitempty"`
+
+	// userAssignedIdentityResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as userAssignedIdentityResourceId; set one of the two (docs/references.md).
+	UserAssignedIdentityResourceIdRef *core.ObjectReference `json:"userAssignedIdentityResourceIdRef,omitempty"`
 }
 
 // Specifies the Managed Identity used by ADE to get access token for keyvault operations.
@@ -775,6 +784,9 @@ type ImageReference struct {
 	// Resource Id
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// Specifies the offer of the platform image or marketplace image used to create the virtual machine.
 	// +optional
@@ -1076,6 +1088,9 @@ type ManagedDiskParameters struct {
 	// +optional
 	Id *string `json:"id,omitempty"`
 
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+
 	// Specifies the security profile for the managed disk.
 	// +optional
 	SecurityProfile *VMDiskSecurityProfile `json:"securityProfile,omitempty"`
@@ -1105,6 +1120,9 @@ type NetworkInterfaceReference struct {
 	// Resource Id
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// Describes a network interface reference properties.
 	// +optional
@@ -1761,6 +1779,9 @@ type ServiceArtifactReference struct {
 	// The service artifact reference id in the form of /subscriptions/{subscriptionId}/resourceGroups/{resourceGroup}/providers/Microsoft.Compute/galleries/{galleryName}/serviceArtifacts/{serviceArtifactName}/vmArtifactsProfiles/{vmArtifactsProfilesName}
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Specifies the service artifact reference id used to set same image version for all virtual machines in the scale set when using 'latest' image version. Minimum api-version: 2022-11-01
@@ -1888,6 +1909,9 @@ type SubResource struct {
 	// Resource Id
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // SubResourceReadOnly_STATUS is generated from specification/compute/resource-manager/Microsoft.Compute/common-types/v1/common.json#/definitions/SubResourceReadOnly.
@@ -2311,6 +2335,10 @@ type VirtualMachineIdentity struct {
 	// The list of user identities associated with the Virtual Machine. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]VirtualMachineScaleSetIdentityUserAssignedIdentitiesValue `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Identity for the virtual machine.
@@ -3211,6 +3239,10 @@ type VirtualMachineScaleSetIdentity struct {
 	// The list of user identities associated with the virtual machine scale set. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]VirtualMachineScaleSetIdentityUserAssignedIdentitiesValue `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // VirtualMachineScaleSetIdentityUserAssignedIdentitiesValue is generated from specification/compute/resource-manager/Microsoft.Compute/common-types/v1/common.json#/definitions/UserAssignedIdentities/additionalProperties.

@@ -2558,6 +2558,54 @@ var ManagedClusterDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "capacityReservationGroupID"},
+			Targets: []string{"compute.azure.armature.dev/CapacityReservationGroup"},
+		},
+		{Path: descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "creationData", "sourceResourceId"}},
+		{
+			Path:    descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "podSubnetID"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "agentPoolProfiles", descriptor.Items, "vnetSubnetID"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "apiServerAccessProfile", "privateDNSZone"},
+			Targets: []string{"network.azure.armature.dev/PrivateDnsZone"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "diskEncryptionSetID"},
+			Targets: []string{"compute.azure.armature.dev/DiskEncryptionSet"},
+		},
+		{Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "effectiveOutboundIPs", descriptor.Items, "id"}},
+		{Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "outboundIPPrefixes", "publicIPPrefixes", descriptor.Items, "id"}},
+		{Path: descriptor.Path{"properties", "networkProfile", "loadBalancerProfile", "outboundIPs", "publicIPs", descriptor.Items, "id"}},
+		{Path: descriptor.Path{"properties", "networkProfile", "natGatewayProfile", "effectiveOutboundIPs", descriptor.Items, "id"}},
+		{
+			Path:    descriptor.Path{"properties", "podIdentityProfile", "userAssignedIdentities", descriptor.Items, "identity", "resourceId"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "securityProfile", "azureKeyVaultKms", "keyVaultResourceId"},
+			Targets: []string{"keyvault.azure.armature.dev/Vault"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "securityProfile", "defender", "logAnalyticsWorkspaceResourceId"},
+			Targets: []string{"operationalinsights.azure.armature.dev/Workspace"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "serviceMeshProfile", "istio", "certificateAuthority", "plugin", "keyVaultId"},
+			Targets: []string{"keyvault.azure.armature.dev/Vault"},
+		},
+	},
 	Scope:       descriptor.ScopeResourceGroup,
 	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "aadProfile", "serverAppSecret"}, descriptor.Path{"properties", "servicePrincipalProfile", "secret"}, descriptor.Path{"properties", "windowsProfile", "adminPassword"}},
 	ServerDefaults: []descriptor.ServerDefault{
@@ -3334,6 +3382,21 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 			Path:  descriptor.Path{"type"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
+		},
+	},
+	References: []descriptor.Reference{
+		{
+			Path:    descriptor.Path{"properties", "capacityReservationGroupID"},
+			Targets: []string{"compute.azure.armature.dev/CapacityReservationGroup"},
+		},
+		{Path: descriptor.Path{"properties", "creationData", "sourceResourceId"}},
+		{
+			Path:    descriptor.Path{"properties", "podSubnetID"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "vnetSubnetID"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
 		},
 	},
 	Scope: descriptor.ScopeResourceGroup,

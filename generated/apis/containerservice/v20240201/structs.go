@@ -95,6 +95,9 @@ type AzureKeyVaultKms struct {
 	// Resource ID of key vault. When keyVaultNetworkAccess is `Private`, this field is required and must be a valid resource ID. When keyVaultNetworkAccess is `Public`, leave the field empty.
 	// +optional
 	KeyVaultResourceId *string `json:"keyVaultResourceId,omitempty"`
+
+	// keyVaultResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as keyVaultResourceId; set one of the two (docs/references.md). Kinds: keyvault.azure.armature.dev/Vault.
+	KeyVaultResourceIdRef *core.ObjectReference `json:"keyVaultResourceIdRef,omitempty"`
 }
 
 // Azure Key Vault key management service settings for the security profile.
@@ -291,6 +294,9 @@ type CreationData struct {
 	// This is the ARM ID of the source object to be used to create the target object.
 	// +optional
 	SourceResourceId *string `json:"sourceResourceId,omitempty"`
+
+	// sourceResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceResourceId; set one of the two (docs/references.md).
+	SourceResourceIdRef *core.ObjectReference `json:"sourceResourceIdRef,omitempty"`
 }
 
 // Data used when creating a target resource from a source resource.
@@ -456,6 +462,9 @@ type IstioPluginCertificateAuthority struct {
 	// The resource ID of the Key Vault.
 	// +optional
 	KeyVaultId *string `json:"keyVaultId,omitempty"`
+
+	// keyVaultIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as keyVaultId; set one of the two (docs/references.md). Kinds: keyvault.azure.armature.dev/Vault.
+	KeyVaultIdRef *core.ObjectReference `json:"keyVaultIdRef,omitempty"`
 
 	// Root certificate object name in Azure Key Vault.
 	// +optional
@@ -699,6 +708,9 @@ type ManagedClusterAPIServerAccessProfile struct {
 	// The default is System. For more details see [configure private DNS zone](https://docs.microsoft.com/azure/aks/private-clusters#configure-private-dns-zone). Allowed values are 'system' and 'none'.
 	// +optional
 	PrivateDNSZone *string `json:"privateDNSZone,omitempty"`
+
+	// privateDNSZoneRef names an object of the operator in this namespace whose ARM id (status.id) is sent as privateDNSZone; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/PrivateDnsZone. Create-only, as privateDNSZone is.
+	PrivateDNSZoneRef *core.ObjectReference `json:"privateDNSZoneRef,omitempty"`
 }
 
 // Access profile for managed cluster API server.
@@ -763,6 +775,9 @@ type ManagedClusterAgentPoolProfile struct {
 	// AKS will associate the specified agent pool with the Capacity Reservation Group.
 	// +optional
 	CapacityReservationGroupID *string `json:"capacityReservationGroupID,omitempty"`
+
+	// capacityReservationGroupIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as capacityReservationGroupID; set one of the two (docs/references.md). Kinds: compute.azure.armature.dev/CapacityReservationGroup. Create-only, as capacityReservationGroupID is.
+	CapacityReservationGroupIDRef *core.ObjectReference `json:"capacityReservationGroupIDRef,omitempty"`
 
 	// Number of agents (VMs) to host docker containers. Allowed values must be in the range of 0 to 1000 (inclusive) for user pools and in the range of 1 to 1000 (inclusive) for system pools. The default value is 1.
 	// +optional
@@ -875,6 +890,9 @@ type ManagedClusterAgentPoolProfile struct {
 	// +optional
 	PodSubnetID *string `json:"podSubnetID,omitempty"`
 
+	// podSubnetIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as podSubnetID; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	PodSubnetIDRef *core.ObjectReference `json:"podSubnetIDRef,omitempty"`
+
 	// When an Agent Pool is first created it is initially Running. The Agent Pool can be stopped by setting this field to Stopped. A stopped Agent Pool stops all of its VMs and does not accrue billing charges. An Agent Pool can only be stopped if it is Running and provisioning state is Succeeded
 	// +optional
 	PowerState *PowerState `json:"powerState,omitempty"`
@@ -919,6 +937,9 @@ type ManagedClusterAgentPoolProfile struct {
 	// +optional
 	VnetSubnetID *string `json:"vnetSubnetID,omitempty"`
 
+	// vnetSubnetIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as vnetSubnetID; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	VnetSubnetIDRef *core.ObjectReference `json:"vnetSubnetIDRef,omitempty"`
+
 	// The Windows agent pool's specific profile.
 	// +optional
 	WindowsProfile *AgentPoolWindowsProfile `json:"windowsProfile,omitempty"`
@@ -937,6 +958,9 @@ type ManagedClusterAgentPoolProfileProperties struct {
 	// AKS will associate the specified agent pool with the Capacity Reservation Group.
 	// +optional
 	CapacityReservationGroupID *string `json:"capacityReservationGroupID,omitempty"`
+
+	// capacityReservationGroupIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as capacityReservationGroupID; set one of the two (docs/references.md). Kinds: compute.azure.armature.dev/CapacityReservationGroup. Create-only, as capacityReservationGroupID is.
+	CapacityReservationGroupIDRef *core.ObjectReference `json:"capacityReservationGroupIDRef,omitempty"`
 
 	// Number of agents (VMs) to host docker containers. Allowed values must be in the range of 0 to 1000 (inclusive) for user pools and in the range of 1 to 1000 (inclusive) for system pools. The default value is 1.
 	// +optional
@@ -1044,6 +1068,9 @@ type ManagedClusterAgentPoolProfileProperties struct {
 	// +optional
 	PodSubnetID *string `json:"podSubnetID,omitempty"`
 
+	// podSubnetIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as podSubnetID; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	PodSubnetIDRef *core.ObjectReference `json:"podSubnetIDRef,omitempty"`
+
 	// When an Agent Pool is first created it is initially Running. The Agent Pool can be stopped by setting this field to Stopped. A stopped Agent Pool stops all of its VMs and does not accrue billing charges. An Agent Pool can only be stopped if it is Running and provisioning state is Succeeded
 	// +optional
 	PowerState *PowerState `json:"powerState,omitempty"`
@@ -1087,6 +1114,9 @@ type ManagedClusterAgentPoolProfileProperties struct {
 	// If this is not specified, a VNET and subnet will be generated and used. If no podSubnetID is specified, this applies to nodes and pods, otherwise it applies to just nodes. This is of the form: /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/virtualNetworks/{virtualNetworkName}/subnets/{subnetName}
 	// +optional
 	VnetSubnetID *string `json:"vnetSubnetID,omitempty"`
+
+	// vnetSubnetIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as vnetSubnetID; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	VnetSubnetIDRef *core.ObjectReference `json:"vnetSubnetIDRef,omitempty"`
 
 	// The Windows agent pool's specific profile.
 	// +optional
@@ -1503,6 +1533,10 @@ type ManagedClusterIdentity struct {
 	// The keys must be ARM resource IDs in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]ManagedClusterIdentityUserAssignedIdentitiesValue `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // ManagedClusterIdentityUserAssignedIdentitiesValue is generated from specification/containerservice/resource-manager/Microsoft.ContainerService/aks/stable/2024-02-01/managedClusters.json#/definitions/ManagedClusterIdentity/properties/userAssignedIdentities/additionalProperties.
@@ -1926,6 +1960,9 @@ type ManagedClusterProperties struct {
 	// +optional
 	DiskEncryptionSetID *string `json:"diskEncryptionSetID,omitempty"`
 
+	// diskEncryptionSetIDRef names an object of the operator in this namespace whose ARM id (status.id) is sent as diskEncryptionSetID; set one of the two (docs/references.md). Kinds: compute.azure.armature.dev/DiskEncryptionSet. Create-only, as diskEncryptionSetID is.
+	DiskEncryptionSetIDRef *core.ObjectReference `json:"diskEncryptionSetIDRef,omitempty"`
+
 	// This cannot be updated once the Managed Cluster has been created.
 	// +optional
 	DnsPrefix *string `json:"dnsPrefix,omitempty"`
@@ -2319,6 +2356,9 @@ type ManagedClusterSecurityProfileDefender struct {
 	// +optional
 	LogAnalyticsWorkspaceResourceId *string `json:"logAnalyticsWorkspaceResourceId,omitempty"`
 
+	// logAnalyticsWorkspaceResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as logAnalyticsWorkspaceResourceId; set one of the two (docs/references.md). Kinds: operationalinsights.azure.armature.dev/Workspace.
+	LogAnalyticsWorkspaceResourceIdRef *core.ObjectReference `json:"logAnalyticsWorkspaceResourceIdRef,omitempty"`
+
 	// Microsoft Defender threat detection for Cloud settings for the security profile.
 	// +optional
 	SecurityMonitoring *ManagedClusterSecurityProfileDefenderSecurityMonitoring `json:"securityMonitoring,omitempty"`
@@ -2674,6 +2714,9 @@ type ResourceReference struct {
 	// The fully qualified Azure resource id.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // A reference to an Azure resource.
@@ -2964,6 +3007,9 @@ type UserAssignedIdentity struct {
 	// The resource ID of the user assigned identity.
 	// +optional
 	ResourceId *string `json:"resourceId,omitempty"`
+
+	// resourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as resourceId; set one of the two (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	ResourceIdRef *core.ObjectReference `json:"resourceIdRef,omitempty"`
 }
 
 // Details about a user assigned identity.

@@ -871,6 +871,17 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "virtualNetworkRules", descriptor.Items, "id"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

@@ -308,6 +308,13 @@ var VaultDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Path:     descriptor.Path{"properties", "networkAcls", "virtualNetworkRules", descriptor.Items, "id"},
+			Required: true,
+			Targets:  []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

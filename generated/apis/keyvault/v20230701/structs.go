@@ -627,6 +627,9 @@ type VirtualNetworkRule struct {
 	// +kubebuilder:validation:Required
 	Id *string `json:"id,omitempty"`
 
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+
 	// Property to specify whether NRP will ignore the check if parent subnet has serviceEndpoints configured.
 	// +optional
 	IgnoreMissingVnetServiceEndpoint *bool `json:"ignoreMissingVnetServiceEndpoint,omitempty"`

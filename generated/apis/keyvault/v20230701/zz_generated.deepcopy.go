@@ -2010,6 +2010,10 @@ func (in *VirtualNetworkRule) DeepCopyInto(out *VirtualNetworkRule) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.IdRef != nil {
+		in, out := &in.IdRef, &out.IdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.IgnoreMissingVnetServiceEndpoint != nil {
 		in, out := &in.IgnoreMissingVnetServiceEndpoint, &out.IgnoreMissingVnetServiceEndpoint
 		*out = new(bool)

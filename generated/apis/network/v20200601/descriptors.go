@@ -2087,6 +2087,9 @@ var PrivateDnsZonesVirtualNetworkLinkDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "virtualNetwork", "id"}},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

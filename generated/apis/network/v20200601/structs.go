@@ -2,6 +2,8 @@
 
 package v20200601
 
+import core "github.com/armature-dev/armature/api/core"
+
 // An A record.
 type ARecord struct {
 	// The IPv4 address of this A record.
@@ -280,6 +282,9 @@ type SubResource struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Reference to another subresource.

@@ -2631,6 +2631,9 @@ type BackendAddressPool struct {
 	// +optional
 	Id *string `json:"id,omitempty"`
 
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/LoadBalancersBackendAddressPool.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+
 	// The name of the resource that is unique within the set of backend address pools used by the load balancer. This name can be used to access the resource.
 	// +optional
 	Name *string `json:"name,omitempty"`
@@ -3654,6 +3657,10 @@ type ManagedServiceIdentity struct {
 	// The list of user identities associated with resource. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]ManagedServiceIdentityUserAssignedIdentitiesValue `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // ManagedServiceIdentityUserAssignedIdentitiesValue is generated from specification/network/resource-manager/Microsoft.Network/stable/2024-01-01/network.json#/definitions/ManagedServiceIdentity/properties/userAssignedIdentities/additionalProperties.
@@ -4166,6 +4173,9 @@ type NetworkSecurityGroupObject struct {
 	// +optional
 	Id *string `json:"id,omitempty"`
 
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/NetworkSecurityGroup.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+
 	// Resource location.
 	// +optional
 	Location *string `json:"location,omitempty"`
@@ -4366,6 +4376,9 @@ type PrivateDnsZonePropertiesFormat struct {
 	// The resource id of the private dns zone.
 	// +optional
 	PrivateDnsZoneId *string `json:"privateDnsZoneId,omitempty"`
+
+	// privateDnsZoneIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as privateDnsZoneId; set one of the two (docs/references.md).
+	PrivateDnsZoneIdRef *core.ObjectReference `json:"privateDnsZoneIdRef,omitempty"`
 }
 
 // Properties of the private dns zone configuration resource.
@@ -4607,6 +4620,9 @@ type PrivateLinkServiceConnectionProperties struct {
 	// The resource id of private link service.
 	// +optional
 	PrivateLinkServiceId *string `json:"privateLinkServiceId,omitempty"`
+
+	// privateLinkServiceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as privateLinkServiceId; set one of the two (docs/references.md). Create-only, as privateLinkServiceId is.
+	PrivateLinkServiceIdRef *core.ObjectReference `json:"privateLinkServiceIdRef,omitempty"`
 
 	// A message passed to the owner of the remote resource with this connection request. Restricted to 140 chars.
 	// +optional
@@ -5005,6 +5021,9 @@ type PublicIPAddressObject struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/PublicIPAddress.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// Resource location.
 	// +optional
@@ -5421,6 +5440,9 @@ type RouteTableObject struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/RouteTable.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// Resource location.
 	// +optional
@@ -5896,6 +5918,9 @@ type SubResource struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Reference to another subresource.
@@ -5909,6 +5934,9 @@ type Subnet struct {
 	// Resource ID.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// The name of the resource that is unique within a resource group. This name can be used to access the resource.
 	// +optional

@@ -2,6 +2,8 @@
 
 package v20230901
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Identity for the resource.
 type Identity struct {
 	// Type of managed service identity.
@@ -11,6 +13,10 @@ type Identity struct {
 	// The list of user identities associated with the resource. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
 	// +optional
 	UserAssignedIdentities map[string]UserIdentityProperties `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Identity for the resource.
@@ -94,6 +100,9 @@ type WorkspaceFeatures struct {
 	// Dedicated LA cluster resourceId that is linked to the workspaces.
 	// +optional
 	ClusterResourceId *string `json:"clusterResourceId,omitempty"`
+
+	// clusterResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as clusterResourceId; set one of the two (docs/references.md).
+	ClusterResourceIdRef *core.ObjectReference `json:"clusterResourceIdRef,omitempty"`
 
 	// Disable Non-AAD based Auth.
 	// +optional

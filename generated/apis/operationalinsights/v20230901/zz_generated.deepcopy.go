@@ -5,6 +5,7 @@
 package v20230901
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -23,6 +24,13 @@ func (in *Identity) DeepCopyInto(out *Identity) {
 		*out = make(map[string]UserIdentityProperties, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }
@@ -268,6 +276,10 @@ func (in *WorkspaceFeatures) DeepCopyInto(out *WorkspaceFeatures) {
 		in, out := &in.ClusterResourceId, &out.ClusterResourceId
 		*out = new(string)
 		**out = **in
+	}
+	if in.ClusterResourceIdRef != nil {
+		in, out := &in.ClusterResourceIdRef, &out.ClusterResourceIdRef
+		*out = (*in).DeepCopy()
 	}
 	if in.DisableLocalAuth != nil {
 		in, out := &in.DisableLocalAuth, &out.DisableLocalAuth

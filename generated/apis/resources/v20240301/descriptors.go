@@ -1294,6 +1294,9 @@ var DeploymentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "templateLink", "id"}},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

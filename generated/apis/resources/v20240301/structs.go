@@ -2,7 +2,10 @@
 
 package v20240301
 
-import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+import (
+	core "github.com/armature-dev/armature/api/core"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
 
 // AliasPathMetadata_STATUS is generated from specification/resources/resource-manager/Microsoft.Resources/stable/2024-03-01/resources.json#/definitions/AliasPathMetadata.
 type AliasPathMetadata_STATUS struct {
@@ -408,6 +411,9 @@ type TemplateLink struct {
 	// The resource id of a Template Spec. Use either the id or uri property, but not both.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 
 	// The query string (for example, a SAS token) to be used with the templateLink URI.
 	// +optional

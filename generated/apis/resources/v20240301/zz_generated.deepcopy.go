@@ -1269,6 +1269,10 @@ func (in *TemplateLink) DeepCopyInto(out *TemplateLink) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.IdRef != nil {
+		in, out := &in.IdRef, &out.IdRef
+		*out = (*in).DeepCopy()
+	}
 	if in.QueryString != nil {
 		in, out := &in.QueryString, &out.QueryString
 		*out = new(string)

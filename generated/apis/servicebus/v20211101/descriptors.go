@@ -355,6 +355,14 @@ var NamespaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{Path: descriptor.Path{"properties", "privateEndpointConnections", descriptor.Items, "properties", "privateEndpoint", "id"}},
+	},
 	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20211101",

@@ -2,6 +2,8 @@
 
 package v20211101
 
+import core "github.com/armature-dev/armature/api/core"
+
 // Represents the filter actions which are allowed for the transformation of a message that have been matched by a filter expression.
 type Action struct {
 	// This property is reserved for future use. An integer value showing the compatibility level, currently hard-coded to 20.
@@ -161,6 +163,10 @@ type Identity struct {
 	// Properties for User Assigned Identities
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Properties to configure User Assigned Identities for Bring your Own Keys
@@ -233,6 +239,9 @@ type PrivateEndpoint struct {
 	// The ARM identifier for Private Endpoint.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Properties of the PrivateEndpointConnection.

@@ -5,6 +5,7 @@
 package v20211101
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -331,6 +332,13 @@ func (in *Identity) DeepCopyInto(out *Identity) {
 		*out = make(map[string]UserAssignedIdentity, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }
@@ -1283,6 +1291,10 @@ func (in *PrivateEndpoint) DeepCopyInto(out *PrivateEndpoint) {
 		in, out := &in.Id, &out.Id
 		*out = new(string)
 		**out = **in
+	}
+	if in.IdRef != nil {
+		in, out := &in.IdRef, &out.IdRef
+		*out = (*in).DeepCopy()
 	}
 }
 

@@ -2,6 +2,8 @@
 
 package v20240301
 
+import core "github.com/armature-dev/armature/api/core"
+
 // An IP rule
 type IPRule struct {
 	// Azure Networking ACL Action.
@@ -87,6 +89,10 @@ type ManagedIdentity struct {
 	// Get or set the user assigned identities
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentityProperty `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Managed identity settings for upstream.

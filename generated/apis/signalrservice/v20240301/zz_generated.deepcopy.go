@@ -5,6 +5,7 @@
 package v20240301
 
 import (
+	"github.com/armature-dev/armature/api/core"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -177,6 +178,13 @@ func (in *ManagedIdentity) DeepCopyInto(out *ManagedIdentity) {
 		*out = make(map[string]UserAssignedIdentityProperty, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
+		}
+	}
+	if in.UserAssignedIdentitiesRefs != nil {
+		in, out := &in.UserAssignedIdentitiesRefs, &out.UserAssignedIdentitiesRefs
+		*out = make([]core.ObjectReference, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
 }

@@ -400,6 +400,17 @@ var ServerDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "primaryUserAssignedIdentityId"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+	},
 	Scope:       descriptor.ScopeResourceGroup,
 	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "administratorLoginPassword"}},
 	ServerDefaults: []descriptor.ServerDefault{
@@ -2293,6 +2304,22 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "elasticPoolId"},
+			Targets: []string{"sql.azure.armature.dev/ServersElasticPool"},
+		},
+		{Path: descriptor.Path{"properties", "recoverableDatabaseId"}},
+		{Path: descriptor.Path{"properties", "recoveryServicesRecoveryPointId"}},
+		{Path: descriptor.Path{"properties", "restorableDroppedDatabaseId"}},
+		{Path: descriptor.Path{"properties", "sourceDatabaseId"}},
+		{Path: descriptor.Path{"properties", "sourceResourceId"}},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{
@@ -3674,6 +3701,13 @@ var ServersVirtualNetworkRuleDescriptor = descriptor.Descriptor{
 			Path:  descriptor.Path{"type"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
+		},
+	},
+	References: []descriptor.Reference{
+		{
+			Path:     descriptor.Path{"properties", "virtualNetworkSubnetId"},
+			Required: true,
+			Targets:  []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
 		},
 	},
 	Scope:   descriptor.ScopeResourceGroup,

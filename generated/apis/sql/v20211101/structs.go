@@ -283,6 +283,10 @@ type DatabaseIdentity struct {
 	// The resource ids of the user assigned identities to use
 	// +optional
 	UserAssignedIdentities map[string]DatabaseUserIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Azure Active Directory identity configuration for a resource.
@@ -335,6 +339,9 @@ type DatabaseProperties struct {
 	// +optional
 	ElasticPoolId *string `json:"elasticPoolId,omitempty"`
 
+	// elasticPoolIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as elasticPoolId; set one of the two (docs/references.md). Kinds: sql.azure.armature.dev/ServersElasticPool.
+	ElasticPoolIdRef *core.ObjectReference `json:"elasticPoolIdRef,omitempty"`
+
 	// The Client id used for cross tenant per database CMK scenario
 	// +optional
 	FederatedClientId *string `json:"federatedClientId,omitempty"`
@@ -375,9 +382,15 @@ type DatabaseProperties struct {
 	// +optional
 	RecoverableDatabaseId *string `json:"recoverableDatabaseId,omitempty"`
 
+	// recoverableDatabaseIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as recoverableDatabaseId; set one of the two (docs/references.md).
+	RecoverableDatabaseIdRef *core.ObjectReference `json:"recoverableDatabaseIdRef,omitempty"`
+
 	// The resource identifier of the recovery point associated with create operation of this database.
 	// +optional
 	RecoveryServicesRecoveryPointId *string `json:"recoveryServicesRecoveryPointId,omitempty"`
+
+	// recoveryServicesRecoveryPointIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as recoveryServicesRecoveryPointId; set one of the two (docs/references.md).
+	RecoveryServicesRecoveryPointIdRef *core.ObjectReference `json:"recoveryServicesRecoveryPointIdRef,omitempty"`
 
 	// The storage account type to be used to store backups for this database.
 	// +optional
@@ -386,6 +399,9 @@ type DatabaseProperties struct {
 	// The resource identifier of the restorable dropped database associated with create operation of this database.
 	// +optional
 	RestorableDroppedDatabaseId *string `json:"restorableDroppedDatabaseId,omitempty"`
+
+	// restorableDroppedDatabaseIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as restorableDroppedDatabaseId; set one of the two (docs/references.md).
+	RestorableDroppedDatabaseIdRef *core.ObjectReference `json:"restorableDroppedDatabaseIdRef,omitempty"`
 
 	// Specifies the point in time (ISO8601 format) of the source database that will be restored to create the new database.
 	// +optional
@@ -407,6 +423,9 @@ type DatabaseProperties struct {
 	// +optional
 	SourceDatabaseId *string `json:"sourceDatabaseId,omitempty"`
 
+	// sourceDatabaseIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceDatabaseId; set one of the two (docs/references.md). Create-only, as sourceDatabaseId is.
+	SourceDatabaseIdRef *core.ObjectReference `json:"sourceDatabaseIdRef,omitempty"`
+
 	// The resource identifier of the source associated with the create operation of this database.
 	//
 	// This property is only supported for DataWarehouse edition and allows to restore across subscriptions.
@@ -422,6 +441,9 @@ type DatabaseProperties struct {
 	// When source subscription belongs to a different tenant than target subscription, “x-ms-authorization-auxiliary” header must contain authentication token for the source tenant. For more details about “x-ms-authorization-auxiliary” header see https://docs.microsoft.com/en-us/azure/azure-resource-manager/management/authenticate-multi-tenant
 	// +optional
 	SourceResourceId *string `json:"sourceResourceId,omitempty"`
+
+	// sourceResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceResourceId; set one of the two (docs/references.md). Create-only, as sourceResourceId is.
+	SourceResourceIdRef *core.ObjectReference `json:"sourceResourceIdRef,omitempty"`
 
 	// Whether or not this database is zone redundant, which means the replicas of this database will be spread across multiple availability zones.
 	// +optional
@@ -1244,6 +1266,10 @@ type ResourceIdentity struct {
 	// The resource ids of the user assigned identities to use
 	// +optional
 	UserAssignedIdentities map[string]UserIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Azure Active Directory identity configuration for a resource.
@@ -1681,6 +1707,9 @@ type ServerProperties struct {
 	// +optional
 	PrimaryUserAssignedIdentityId *string `json:"primaryUserAssignedIdentityId,omitempty"`
 
+	// primaryUserAssignedIdentityIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as primaryUserAssignedIdentityId; set one of the two (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	PrimaryUserAssignedIdentityIdRef *core.ObjectReference `json:"primaryUserAssignedIdentityIdRef,omitempty"`
+
 	// Whether or not public endpoint access is allowed for this server.  Value is optional but if passed in, must be 'Enabled' or 'Disabled'
 	// +optional
 	PublicNetworkAccess *ServerNetworkAccessFlag `json:"publicNetworkAccess,omitempty"`
@@ -1860,6 +1889,9 @@ type VirtualNetworkRuleProperties struct {
 	// The ARM resource id of the virtual network subnet.
 	// +kubebuilder:validation:Required
 	VirtualNetworkSubnetId *string `json:"virtualNetworkSubnetId,omitempty"`
+
+	// virtualNetworkSubnetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as virtualNetworkSubnetId; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	VirtualNetworkSubnetIdRef *core.ObjectReference `json:"virtualNetworkSubnetIdRef,omitempty"`
 }
 
 // Properties of a virtual network rule.

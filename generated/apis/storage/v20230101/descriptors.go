@@ -1620,6 +1620,23 @@ var StorageAccountDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:    descriptor.Path{"properties", "encryption", "identity", "userAssignedIdentity"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{Path: descriptor.Path{"properties", "networkAcls", "resourceAccessRules", descriptor.Items, "resourceId"}},
+		{
+			Path:     descriptor.Path{"properties", "networkAcls", "virtualNetworkRules", descriptor.Items, "id"},
+			Required: true,
+			Targets:  []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
+		},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{

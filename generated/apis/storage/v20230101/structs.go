@@ -2,6 +2,8 @@
 
 package v20230101
 
+import core "github.com/armature-dev/armature/api/core"
+
 // AccessPolicy is generated from specification/storage/resource-manager/Microsoft.Storage/stable/2023-01-01/common.json#/definitions/AccessPolicy.
 type AccessPolicy struct {
 	// Expiry time of the access policy
@@ -679,6 +681,9 @@ type EncryptionIdentity struct {
 	// Resource identifier of the UserAssigned identity to be associated with server-side encryption on the storage account.
 	// +optional
 	EncryptionUserAssignedIdentity *string `json:"userAssignedIdentity,omitempty"`
+
+	// userAssignedIdentityRef names an object of the operator in this namespace whose ARM id (status.id) is sent as userAssignedIdentity; set one of the two (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	EncryptionUserAssignedIdentityRef *core.ObjectReference `json:"userAssignedIdentityRef,omitempty"`
 }
 
 // Encryption identity for the storage account.
@@ -1007,6 +1012,10 @@ type Identity struct {
 	// Gets or sets a list of key value pairs that describe the set of User Assigned identities that will be used with this storage account. The key is the ARM resource identifier of the identity. Only 1 User Assigned identity is permitted here.
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Identity for the resource.
@@ -1811,6 +1820,9 @@ type ResourceAccessRule struct {
 	// +optional
 	ResourceId *string `json:"resourceId,omitempty"`
 
+	// resourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as resourceId; set one of the two (docs/references.md).
+	ResourceIdRef *core.ObjectReference `json:"resourceIdRef,omitempty"`
+
 	// Tenant Id
 	// +optional
 	TenantId *string `json:"tenantId,omitempty"`
@@ -2571,6 +2583,9 @@ type VirtualNetworkRule struct {
 	// Resource ID of a subnet, for example: /subscriptions/{subscriptionId}/resourceGroups/{groupName}/providers/Microsoft.Network/virtualNetworks/{vnetName}/subnets/{subnetName}.
 	// +kubebuilder:validation:Required
 	VirtualNetworkResourceId *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	VirtualNetworkResourceIdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Virtual Network rule.

@@ -414,6 +414,10 @@ var ServerfarmDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 	},
+	References: []descriptor.Reference{
+		{Path: descriptor.Path{"properties", "hostingEnvironmentProfile", "id"}},
+		{Path: descriptor.Path{"properties", "kubeEnvironmentProfile", "id"}},
+	},
 	Scope: descriptor.ScopeResourceGroup,
 	ServerDefaults: []descriptor.ServerDefault{
 		{
@@ -5650,6 +5654,31 @@ var SiteDescriptor = descriptor.Descriptor{
 			Path:  descriptor.Path{"type"},
 			Rule:  "readOnly: true in the PUT body schema",
 			Type:  "string",
+		},
+	},
+	References: []descriptor.Reference{
+		{
+			Map:     true,
+			Path:    descriptor.Path{"identity", "userAssignedIdentities"},
+			Targets: []string{"managedidentity.azure.armature.dev/UserAssignedIdentity"},
+		},
+		{
+			Path:     descriptor.Path{"properties", "cloningInfo", "sourceWebAppId"},
+			Required: true,
+			Targets:  []string{"web.azure.armature.dev/Site"},
+		},
+		{Path: descriptor.Path{"properties", "functionAppConfig", "deployment", "storage", "authentication", "userAssignedIdentityResourceId"}},
+		{Path: descriptor.Path{"properties", "hostingEnvironmentProfile", "id"}},
+		{
+			Path:    descriptor.Path{"properties", "serverFarmId"},
+			Targets: []string{"web.azure.armature.dev/Serverfarm"},
+		},
+		{Path: descriptor.Path{"properties", "siteConfig", "apiManagementConfig", "id"}},
+		{Path: descriptor.Path{"properties", "siteConfig", "ipSecurityRestrictions", descriptor.Items, "vnetSubnetResourceId"}},
+		{Path: descriptor.Path{"properties", "siteConfig", "scmIpSecurityRestrictions", descriptor.Items, "vnetSubnetResourceId"}},
+		{
+			Path:    descriptor.Path{"properties", "virtualNetworkSubnetId"},
+			Targets: []string{"network.azure.armature.dev/VirtualNetworksSubnet"},
 		},
 	},
 	Scope:       descriptor.ScopeResourceGroup,

@@ -22,6 +22,9 @@ type ApiManagementConfig struct {
 	// APIM-Api Identifier.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Azure API management (APIM) configuration linked to the app.
@@ -261,6 +264,9 @@ type CloningInfo struct {
 	// /subscriptions/{subId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{siteName}/slots/{slotName} for other slots.
 	// +kubebuilder:validation:Required
 	SourceWebAppId *string `json:"sourceWebAppId,omitempty"`
+
+	// sourceWebAppIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceWebAppId; set one of the two (docs/references.md). Kinds: web.azure.armature.dev/Site. Create-only, as sourceWebAppId is.
+	SourceWebAppIdRef *core.ObjectReference `json:"sourceWebAppIdRef,omitempty"`
 
 	// Location of source app ex: West US or North Europe
 	// +optional
@@ -533,6 +539,9 @@ type FunctionsDeploymentStorageAuthentication struct {
 	// Use this property for UserAssignedIdentity. Set the resource ID of the identity. Do not set a value for this property when using other authentication type.
 	// +optional
 	UserAssignedIdentityResourceId *string `json:"userAssignedIdentityResourceId,omitempty"`
+
+	// userAssignedIdentityResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as userAssignedIdentityResourceId; set one of the two (docs/references.md).
+	UserAssignedIdentityResourceIdRef *core.ObjectReference `json:"userAssignedIdentityResourceIdRef,omitempty"`
 }
 
 // Authentication method to access the storage account for deployment.
@@ -727,6 +736,9 @@ type HostingEnvironmentProfile struct {
 	// Resource ID of the App Service Environment.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Create-only, as id is.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Specification for an App Service Environment to use for this resource.
@@ -801,6 +813,9 @@ type IpSecurityRestriction struct {
 	// +optional
 	VnetSubnetResourceId *string `json:"vnetSubnetResourceId,omitempty"`
 
+	// vnetSubnetResourceIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as vnetSubnetResourceId; set one of the two (docs/references.md).
+	VnetSubnetResourceIdRef *core.ObjectReference `json:"vnetSubnetResourceIdRef,omitempty"`
+
 	// (internal) Vnet traffic tag
 	// +optional
 	VnetTrafficTag *int32 `json:"vnetTrafficTag,omitempty"`
@@ -865,6 +880,9 @@ type KubeEnvironmentProfile struct {
 	// Resource ID of the Kubernetes Environment.
 	// +optional
 	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
 }
 
 // Specification for a Kubernetes Environment to use for this resource.
@@ -888,6 +906,10 @@ type ManagedServiceIdentity struct {
 	// The list of user assigned identities associated with the resource. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}
 	// +optional
 	UserAssignedIdentities map[string]UserAssignedIdentity `json:"userAssignedIdentities,omitempty"`
+
+	// userAssignedIdentitiesRefs names objects of the operator in this namespace whose ARM ids are keys of userAssignedIdentities (docs/references.md). Kinds: managedidentity.azure.armature.dev/UserAssignedIdentity.
+	// +listType=atomic
+	UserAssignedIdentitiesRefs []core.ObjectReference `json:"userAssignedIdentitiesRefs,omitempty"`
 }
 
 // Managed service identity.
@@ -1946,6 +1968,9 @@ type SiteProperties struct {
 	// +optional
 	ServerFarmId *string `json:"serverFarmId,omitempty"`
 
+	// serverFarmIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as serverFarmId; set one of the two (docs/references.md). Kinds: web.azure.armature.dev/Serverfarm.
+	ServerFarmIdRef *core.ObjectReference `json:"serverFarmIdRef,omitempty"`
+
 	// Configuration of the app.
 	// +optional
 	SiteConfig *SiteConfig `json:"siteConfig,omitempty"`
@@ -1958,6 +1983,9 @@ type SiteProperties struct {
 	// This must be of the form /subscriptions/{subscriptionName}/resourceGroups/{resourceGroupName}/providers/Microsoft.Network/virtualNetworks/{vnetName}/subnets/{subnetName}
 	// +optional
 	VirtualNetworkSubnetId *string `json:"virtualNetworkSubnetId,omitempty"`
+
+	// virtualNetworkSubnetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as virtualNetworkSubnetId; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.
+	VirtualNetworkSubnetIdRef *core.ObjectReference `json:"virtualNetworkSubnetIdRef,omitempty"`
 
 	// To enable Backup and Restore operations over virtual network
 	// +optional
