@@ -84,10 +84,25 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.
 
 // dependents names the objects in the namespace that reference st's
 // object ("Kind name"), found through the referrer index of every kind
-// with references.
+// with references, and the objects it owns that are being deleted too
+// (deleted together, children go first: their own referrers hold them;
+// an owner deleted alone takes its children with it in ARM).
 func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 	key := strings.ToLower(r.Desc.Kind) + "/" + st.obj.GetName()
 	var out []string
+	for _, gvk := range r.childKinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.slimReader().List(ctx, list, client.InNamespace(st.obj.GetNamespace()), client.MatchingFields{ownerIndex: st.obj.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+			log.FromContext(ctx).Error(err, "list children", "kind", gvk.Kind)
+			continue
+		}
+		for _, o := range list.Items {
+			if !o.GetDeletionTimestamp().IsZero() {
+				out = append(out, gvk.Kind+" "+o.GetName()+" (deleting)")
+			}
+		}
+	}
 	for _, gvk := range r.referring {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))

@@ -77,6 +77,9 @@ type Reconciler struct {
 	// referring are the kinds (storage versions) whose objects may
 	// reference others: a deletion waits for their referrers.
 	referring []schema.GroupVersionKind
+	// children are the kinds (storage versions) this kind owns: deleted
+	// together, an owner waits for its children.
+	childKinds []schema.GroupVersionKind
 }
 
 // New returns a reconciler for one kind.

@@ -61,6 +61,16 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 	}
 	slices.SortFunc(referring, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	children := map[schema.GroupKind][]schema.GroupVersionKind{}
+	for _, d := range storage {
+		if d.OwnerKind != "" && storage[schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}] != nil {
+			owner := schema.GroupKind{Group: d.OwnerGroup, Kind: d.OwnerKind}
+			children[owner] = append(children[owner], d.GroupVersionKind())
+		}
+	}
+	for _, c := range children {
+		slices.SortFunc(c, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	}
 	rec := mgr.GetEventRecorderFor("armature")
 	if o.secrets == nil {
 		o.secrets = NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
@@ -75,6 +85,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		r.APIReader = mgr.GetAPIReader()
 		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
 		r.referring = referring
+		r.childKinds = children[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
 		r.Hooks = o.hooks[d.GroupVersionKind()]
 		return r
 	}
