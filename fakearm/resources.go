@@ -471,7 +471,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 		w.WriteHeader(status)
 		return
 	}
-	if s.deleteBlocked(w, d, key) {
+	if s.deleteBlocked(w, d, key) || s.deleteInUse(w, d, key) {
 		return
 	}
 	lro, fsv := longRunning(d, "DELETE")
