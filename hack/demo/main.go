@@ -94,6 +94,9 @@ func run(ctx context.Context) error {
 	if err := runAction(ctx, k8s, fa.Running, ns); err != nil {
 		return err
 	}
+	if err := runStack(ctx, k8s, fa.Running, ns); err != nil {
+		return err
+	}
 	if err := deleteAll(ctx, k8s, fa.Running, objs); err != nil {
 		return err
 	}
