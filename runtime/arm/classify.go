@@ -64,6 +64,9 @@ type Match struct {
 	// Token matches the failure to get a token from the credential (no ARM
 	// answer at all: Azure AD refused the client's secret or assertion).
 	Token bool
+	// Operation matches a long-running operation that ended Failed
+	// (Error.Operation).
+	Operation bool
 }
 
 // Rule is one row of the error table.
@@ -117,6 +120,7 @@ const (
 	srcPIPInUse    = "https://github.com/ernestio/ernest/issues/514 (400 PublicIPAddressCannotBeDeleted: “Public IP address … can not be deleted since it is still allocated to resource …/networkInterfaces/…”); https://github.com/hashicorp/terraform-provider-azurerm/issues/688"
 	srcIPGroupRefs = "https://github.com/Azure/azure-rest-api-specs/issues/25739 (IpGroupsHasFirewallPolicyReferences: “IpGroups … cannot be deleted since there are firewall policies using this resource.”)"
 	srcRGBlocked   = "https://github.com/MicrosoftDocs/azure-docs/issues/52282 (ResourceGroupDeletionBlocked: “Deletion of resource group … failed as resources with identifiers … could not be deleted”)"
+	srcFailedOp    = "Azure Service Operator's recording of Redis 2024-11-01 (issue 28: an operation Failed with AzureCacheForRedisLongRunningOperationFailure, the PUT sent again answered 409 while busy, then 201); ARM RPC async-api-reference (Azure/azure-resource-manager-rpc): a Failed operation leaves the resource Failed and the request may be sent again"
 	srcPrincipal   = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
 	// Create-only refusals: ARM answers quoted in public reports.
 	srcPropertyChange = srcCommon + " (some properties of a deployed resource cannot be changed); AKS: https://github.com/Azure/terraform-azurerm-avm-res-containerservice-managedcluster/issues/166 (400, target dnsPrefix: “Changing property 'dnsPrefix' is not allowed.”)"
@@ -216,6 +220,11 @@ var Rules = []Rule{
 	{Match: Match{Code: "InvalidRequestContent"}, Class: ClassObjectChange, Source: srcCommon},
 	{Match: Match{Code: "RequestDisallowedByPolicy"}, Class: ClassObjectChange, Source: srcCommon},
 
+	// A long-running operation that ended Failed with a code no row above
+	// names: ARM's answer to a failed operation is to send the request
+	// again (the resource's provisioningState is Failed; a PUT retries it).
+	{Match: Match{Operation: true}, Class: ClassRetry, Reason: "OperationFailed", Source: srcFailedOp},
+
 	// By status, for the codes above none names.
 	{Match: Match{Status: "401"}, Class: ClassWorldChange, Reason: "AuthenticationFailed", Hint: hintCredential, Source: srcStorageRP},
 	{Match: Match{Status: "403"}, Class: ClassWorldChange, Reason: "Forbidden", Hint: hintAccess, Source: srcCommon},
@@ -314,6 +323,8 @@ func (r *Rule) matches(e *Error, call Call) bool {
 	case m.Method != "" && !strings.EqualFold(m.Method, call.Method):
 		return false
 	case m.AfterWrite && !call.AfterWrite:
+		return false
+	case m.Operation && !e.Operation:
 		return false
 	}
 	return true

@@ -64,6 +64,16 @@ func TestClassify(t *testing.T) {
 			call:   arm.Call{Method: http.MethodDelete},
 			want:   want{arm.ClassRetry, "InUseSubnetCannotBeDeleted"}, ok: true,
 		},
+		"FailedOperationUnknownCode": {
+			reason: "an operation that ended Failed with a code the table does not know is sent again, not terminal",
+			err:    &arm.Error{Status: 200, Code: "AzureCacheForRedisLongRunningOperationFailure", Message: "failed", Operation: true},
+			want:   want{arm.ClassRetry, "AzureCacheForRedisLongRunningOperationFailure"}, ok: true,
+		},
+		"FailedOperationKnownCode": {
+			reason: "a Failed operation with a code the table knows keeps its row",
+			err:    &arm.Error{Status: 200, Code: "InvalidParameter", Operation: true},
+			want:   want{arm.ClassObjectChange, "InvalidParameter"}, ok: true,
+		},
 		"PublicIPInUse": {
 			err:  &arm.Error{Status: 400, Code: "PublicIPAddressCannotBeDeleted"},
 			want: want{arm.ClassRetry, "PublicIPAddressCannotBeDeleted"}, ok: true,
@@ -210,7 +220,7 @@ func TestRules(t *testing.T) {
 func shadows(a, b arm.Match) bool {
 	eq := func(x, y string) bool { return x == "" || strings.EqualFold(x, y) }
 	status := a.Status == "" || a.Status == b.Status || (strings.HasSuffix(a.Status, "xx") && b.Status != "" && a.Status[0] == b.Status[0])
-	return a.Token == b.Token && status && eq(a.Code, b.Code) && eq(a.MessageContains, b.MessageContains) && eq(a.Method, b.Method) && (!a.AfterWrite || b.AfterWrite)
+	return a.Token == b.Token && status && eq(a.Code, b.Code) && eq(a.MessageContains, b.MessageContains) && eq(a.Method, b.Method) && (!a.AfterWrite || b.AfterWrite) && (!a.Operation || b.Operation)
 }
 
 // TestErrorsDoc: docs/errors.md is the table; -update rewrites it.

@@ -62,6 +62,10 @@ type Error struct {
 	Target  string
 	// RetryAfter is the answer's Retry-After, when it has one.
 	RetryAfter time.Duration
+	// Operation is set for a long-running operation that ended Failed or
+	// Canceled: the poll was answered (200), the operation's error is the
+	// code and message.
+	Operation bool
 }
 
 func (e *Error) Error() string {
@@ -408,7 +412,7 @@ func (c *azClient) Poll(ctx context.Context, token string) (*Result, error) {
 	}
 	resp, err := p.Poll(ctx)
 	if err != nil {
-		return nil, asError(err)
+		return nil, operationError(asError(err))
 	}
 	res := &Result{Status: resp.StatusCode, RetryAfter: retryAfter(resp)}
 	if !p.Done() {
@@ -419,10 +423,20 @@ func (c *azClient) Poll(ctx context.Context, token string) (*Result, error) {
 	}
 	out, err := p.Result(ctx)
 	if err != nil {
-		return nil, asError(err)
+		return nil, operationError(asError(err))
 	}
 	res.Body = out
 	return res, nil
+}
+
+// operationError marks the error of an operation that ended Failed: azcore
+// reports it with the status of the poll that said so (below 400).
+func operationError(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Status < 400 {
+		e.Operation = true
+	}
+	return err
 }
 
 // asError turns azcore's ResponseError into an *Error.

@@ -262,6 +262,21 @@ func TestMachine(t *testing.T) {
 			calls:  []armStep{poll("op-c", nil, armErr(400, "InvalidParameter", "sku is wrong"))},
 			want:   machineWant{err: "terminal", ready: "False InvalidParameter", act: "True", msg: "sku is wrong", events: []string{"Warning InvalidParameter"}, ann: map[string]string{tAnnOperation: ""}},
 		},
+		"CreateAsyncPollFailedUnknownCode": {
+			reason: "the create's operation Failed with a code the table does not know: retried after a backoff (ARM's answer to a failed operation is to send it again), not terminal",
+			prep:   createdAsync,
+			calls:  []armStep{poll("op-c", nil, &arm.Error{Status: 200, Code: "AzureCacheForRedisLongRunningOperationFailure", Message: "the operation failed", Operation: true})},
+			want:   machineWant{res: after(mRetry), ready: "False AzureCacheForRedisLongRunningOperationFailure", act: "False", events: []string{"Warning AzureCacheForRedisLongRunningOperationFailure"}, ann: map[string]string{tAnnOperation: ""}},
+		},
+		"CreateAsyncPollFailedSentAgain": {
+			reason: "after a failed operation's backoff the PUT is sent again (the resource is there, Failed, and the object claimed it)",
+			prep: func(m *machine) {
+				createdAsync(m)
+				m.run(poll("op-c", nil, &arm.Error{Status: 200, Code: "SomethingFailed", Message: "failed", Operation: true}))
+			},
+			calls: []armStep{put(createBody, ok(live()), nil), get(ok(live()), nil)},
+			want:  machineWant{res: after(mSync), ready: "True " + tSucceeded, events: []string{tEvCreated}},
+		},
 		"CreateAsyncPollTransient": {
 			reason: "a failed poll worth retrying keeps the operation: the error is returned for controller-runtime's backoff",
 			prep:   createdAsync,
