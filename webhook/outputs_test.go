@@ -69,3 +69,47 @@ func TestValidateOutputs(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateValuesFrom: one source per entry, a path the spec may set, a
+// Secret only for a secret property. Each case fails when its check is
+// removed.
+func TestValidateValuesFrom(t *testing.T) {
+	d := storage.StorageAccountDescriptor
+	k := &kind{d: &d, tree: buildTree(&d)}
+	obj := func(entries ...any) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"name": "media"},
+			"spec": map[string]any{
+				"owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/g"}, "location": "westeurope",
+				"valuesFrom": entries,
+			},
+		}
+	}
+	from := map[string]any{"kind": "ConfigThing", "name": "c", "field": "status.properties.tier"}
+	cases := map[string]struct {
+		entry any
+		want  string
+	}{
+		"Fine":        {map[string]any{"path": "properties.accessTier", "from": from}, ""},
+		"FineCM":      {map[string]any{"path": "tags.team", "configMapKeyRef": map[string]any{"name": "s", "key": "team"}}, ""},
+		"TwoSources":  {map[string]any{"path": "properties.accessTier", "from": from, "configMapKeyRef": map[string]any{"name": "s", "key": "k"}}, "spec.valuesFrom[0]: Invalid value: \"\": set exactly one of"},
+		"Unknown":     {map[string]any{"path": "properties.accesTier", "from": from}, "spec.valuesFrom[0].path: Invalid value: \"properties.accesTier\": StorageAccount has no property properties.accesTier"},
+		"ReadOnly":    {map[string]any{"path": "properties.provisioningState", "from": from}, "is read-only"},
+		"SecretToNot": {map[string]any{"path": "properties.accessTier", "secretKeyRef": map[string]any{"name": "s", "key": "k"}}, "a Secret's value goes only to a secret property"},
+		"FromShape":   {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "X"}}, "must be {kind, name, field}"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			errs := k.validate(admissionv1.Create, obj(tc.entry), nil)
+			if tc.want == "" {
+				if len(errs) != 0 {
+					t.Errorf("errors %v, want none", errs)
+				}
+				return
+			}
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+				t.Errorf("errors %v, want one with %q", errs, tc.want)
+			}
+		})
+	}
+}

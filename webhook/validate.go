@@ -82,6 +82,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.ignoreChanges(sp, spec)
 	c.references(sp, spec)
 	c.outputs(sp, spec)
+	c.valuesFrom(sp, spec)
 	return c.errs
 }
 

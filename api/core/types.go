@@ -170,3 +170,80 @@ func (in *ObjectReference) DeepCopy() *ObjectReference {
 	in.DeepCopyInto(out)
 	return out
 }
+
+// ValueFrom sets the spec value at Path from another object's field, a
+// ConfigMap key or a Secret key (exactly one). The operator reads it at
+// each reconcile and waits while it is not there. Docs:
+// docs/references.md.
+type ValueFrom struct {
+	// Path is the spec property the value goes to, from the ARM body root
+	// as `armature inspect --properties` prints it
+	// (properties.principalId).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Path string `json:"path"`
+	// From is a field of another object of the operator in this
+	// namespace.
+	// +optional
+	From *FieldReference `json:"from,omitempty"`
+	// ConfigMapKeyRef is a key of a ConfigMap in this namespace.
+	// +optional
+	ConfigMapKeyRef *KeyReference `json:"configMapKeyRef,omitempty"`
+	// SecretKeyRef is a key of a Secret in this namespace; only for a
+	// secret property (its value is never stored on the object).
+	// +optional
+	SecretKeyRef *KeyReference `json:"secretKeyRef,omitempty"`
+}
+
+// FieldReference is a field of another object of the operator.
+type FieldReference struct {
+	// Group of the kind; may be left out when one group serves the kind.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// Kind, e.g. UserAssignedIdentity.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Name of the object in this namespace.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Field is the path of the value in that object
+	// (status.properties.principalId, status.id).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Field string `json:"field"`
+}
+
+// KeyReference is a key of a ConfigMap or Secret.
+type KeyReference struct {
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// +kubebuilder:validation:MinLength=1
+	Key string `json:"key"`
+}
+
+// DeepCopyInto copies the receiver into out.
+func (in *ValueFrom) DeepCopyInto(out *ValueFrom) {
+	*out = *in
+	if in.From != nil {
+		out.From = new(FieldReference)
+		*out.From = *in.From
+	}
+	if in.ConfigMapKeyRef != nil {
+		out.ConfigMapKeyRef = new(KeyReference)
+		*out.ConfigMapKeyRef = *in.ConfigMapKeyRef
+	}
+	if in.SecretKeyRef != nil {
+		out.SecretKeyRef = new(KeyReference)
+		*out.SecretKeyRef = *in.SecretKeyRef
+	}
+}
+
+// DeepCopy returns a copy of the receiver.
+func (in *ValueFrom) DeepCopy() *ValueFrom {
+	if in == nil {
+		return nil
+	}
+	out := new(ValueFrom)
+	in.DeepCopyInto(out)
+	return out
+}

@@ -64,7 +64,10 @@ const (
 	ReasonInvalidOutputs = "InvalidOutputs"
 	// ReasonOutputConflict: another object writes a key of a ConfigMap or
 	// Secret this object\'s outputs name.
-	ReasonOutputConflict        = "OutputConflict"
+	ReasonOutputConflict = "OutputConflict"
+	// ReasonInvalidValuesFrom: a spec.valuesFrom entry cannot be resolved
+	// as written (no source, a Secret for a property that is not secret).
+	ReasonInvalidValuesFrom     = "InvalidValuesFrom"
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"

@@ -248,6 +248,8 @@ func typeCode(t *model.TypeRef) *jen.Statement {
 		return jen.Qual(pathCore, "SecretKeyReference")
 	case model.OwnerRef:
 		return jen.Qual(pathCore, "ResourceReference")
+	case model.ValueFromRef:
+		return jen.Qual(pathCore, "ValueFrom")
 	case model.ObjectRef:
 		return jen.Qual(pathCore, "ObjectReference")
 	case model.OperatorSpecRef:

@@ -33,6 +33,7 @@ const (
 	FieldOwner         = "owner"
 	FieldResourceID    = "resourceID"
 	FieldOperatorSpec  = "operatorSpec"
+	FieldValuesFrom    = "valuesFrom"
 	FieldConditions    = "conditions"
 	FieldObserved      = "observedGeneration"
 	FieldPlan          = "reconcilePlan"
@@ -43,7 +44,7 @@ const (
 // sent to ARM.
 func IsOperatorField(name string) bool {
 	switch name {
-	case FieldAzureName, FieldOwner, FieldResourceID, FieldOperatorSpec:
+	case FieldAzureName, FieldOwner, FieldResourceID, FieldOperatorSpec, FieldValuesFrom:
 		return true
 	}
 	return false
@@ -268,6 +269,7 @@ func operatorSpecFields(r *tree.Resource) []*Field {
 		{GoName: "Owner", JSONName: FieldOwner, Doc: ownerDoc, Type: &TypeRef{Kind: OwnerRef}},
 		{GoName: "ResourceID", JSONName: FieldResourceID, Doc: "ResourceID adopts an existing Azure resource by its ARM id: the operator reads it first and never creates it.", Type: &TypeRef{Kind: String}},
 		{GoName: "OperatorSpec", JSONName: FieldOperatorSpec, Doc: "OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.", Type: &TypeRef{Kind: OperatorSpecRef}},
+		{GoName: "ValuesFrom", JSONName: FieldValuesFrom, Doc: "ValuesFrom sets spec values from another object's field, a ConfigMap key or a Secret key (docs/references.md); it is never sent to ARM.", Type: &TypeRef{Kind: Slice, Elem: &TypeRef{Kind: ValueFromRef}}, Markers: []string{"listType=atomic", "kubebuilder:validation:MaxItems=32"}},
 	}
 }
 

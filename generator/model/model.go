@@ -155,6 +155,8 @@ const (
 	// OperatorSpecRef is the operator's spec.operatorSpec (api/core
 	// OperatorSpec).
 	OperatorSpecRef
+	// ValueFromRef is an entry of spec.valuesFrom (api/core ValueFrom).
+	ValueFromRef
 	// ObjectRef is a reference to another object of the operator (api/core
 	// ObjectReference), beside a field that holds an ARM id.
 	ObjectRef

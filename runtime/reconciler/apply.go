@@ -130,7 +130,8 @@ func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, er
 		secrets = r.Client
 	}
 	refs := func(ref ObjectRef) (string, error) { return r.resolveRef(ctx, st, ref) }
-	body, err := desiredBody(r.Desc, st.obj, refs, func(p descriptor.Path, name, key string) (string, error) {
+	values := func(at string, vf map[string]any) (any, error) { return r.resolveValue(ctx, st, at, vf) }
+	body, err := desiredBody(r.Desc, st.obj, refs, values, func(p descriptor.Path, name, key string) (string, error) {
 		var s corev1.Secret
 		if err := secrets.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {
 			return "", fmt.Errorf("secret %q for %s: %w", name, p.FieldPath(specPath), err)

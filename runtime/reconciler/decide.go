@@ -196,15 +196,21 @@ type SecretResolver func(path descriptor.Path, name, key string) (string, error)
 
 // desiredBody builds the ARM body from spec: the operator fields dropped,
 // each reference to another object replaced by the ARM id refs returns,
+// the values spec.valuesFrom names set from values,
 // each Secret reference by what resolve returns, then the kind's
 // MutateBody hook.
-func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, refs RefResolver, resolve SecretResolver, mutate func(*unstructured.Unstructured, map[string]any) error) (map[string]any, error) {
+func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, refs RefResolver, values ValueResolver, resolve SecretResolver, mutate func(*unstructured.Unstructured, map[string]any) error) (map[string]any, error) {
 	body := runtime.DeepCopyJSON(spec(obj))
 	for _, f := range operatorFields {
 		delete(body, f)
 	}
 	if err := resolveRefs(d.References, body, refs); err != nil {
 		return nil, err
+	}
+	if values != nil {
+		if err := resolveValues(d, obj, body, values); err != nil {
+			return nil, err
+		}
 	}
 	var err error
 	d.Walk(body, func(n descriptor.Node) bool {

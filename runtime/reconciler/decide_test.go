@@ -167,7 +167,7 @@ func TestDesiredBodyHook(t *testing.T) {
 			"properties": map[string]any{"tier": "Hot", "password": map[string]any{"name": "pw", "key": "k"}}},
 	}}
 	var asked string
-	desired, err := desiredBody(d, obj, nil, func(p descriptor.Path, name, key string) (string, error) {
+	desired, err := desiredBody(d, obj, nil, nil, func(p descriptor.Path, name, key string) (string, error) {
 		asked = p.String() + "=" + name + "/" + key
 		return "s3cret", nil
 	}, mutate)

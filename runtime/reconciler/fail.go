@@ -89,7 +89,11 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		// A reference's target is missing or has no id: its watch
 		// requeues the object; the sync period is the backstop.
 		st.setCondition(false, core.ReasonWaitingForReference, wr.message)
-		return reconcile.Result{RequeueAfter: r.Config.SyncPeriod}, step(stepStatus, r.writeStatus(ctx, st))
+		after := r.Config.SyncPeriod
+		if wr.poll {
+			after = r.Config.PollInterval
+		}
+		return reconcile.Result{RequeueAfter: after}, step(stepStatus, r.writeStatus(ctx, st))
 	case errors.As(err, new(*arm.MalformedError)):
 		// A truncated or misshapen answer: shown, retried with backoff.
 		return r.wait(ctx, st, err, arm.ClassRetry, core.ReasonMalformedAnswer, err.Error(), false, 0)

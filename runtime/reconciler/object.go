@@ -20,7 +20,7 @@ import (
 )
 
 // Operator fields of spec: not part of the ARM body, never sent to ARM.
-var operatorFields = []string{"azureName", "owner", "resourceID", "operatorSpec"}
+var operatorFields = []string{"azureName", "owner", "resourceID", "operatorSpec", "valuesFrom"}
 
 // specPath is the root of field paths in messages.
 var specPath = field.NewPath("spec")

@@ -43,7 +43,10 @@ func PlanFor(ctx context.Context, c arm.Client, d *descriptor.Descriptor, obj *u
 	refs := func(ref ObjectRef) (string, error) {
 		return fmt.Sprintf("<status.id of %s %s>", ref.Kind, ref.Name), nil
 	}
-	desired, err := desiredBody(d, obj, refs, func(_ descriptor.Path, name, key string) (string, error) {
+	values := func(at string, vf map[string]any) (any, error) {
+		return fmt.Sprintf("<from %s>", at), nil
+	}
+	desired, err := desiredBody(d, obj, refs, values, func(_ descriptor.Path, name, key string) (string, error) {
 		return fmt.Sprintf("<from Secret %s, key %s>", name, key), nil
 	}, nil)
 	if err != nil {

@@ -194,7 +194,12 @@ func refTargets(u *unstructured.Unstructured) []string {
 
 // waitingError is a reference whose target cannot give an id yet: the
 // object waits, shown, until the target changes.
-type waitingError struct{ message string }
+type waitingError struct {
+	message string
+	// poll: no watch brings the source's change (valuesFrom); read again
+	// after Config.PollInterval.
+	poll bool
+}
 
 func (e *waitingError) Error() string { return core.ReasonWaitingForReference + ": " + e.message }
 
@@ -213,11 +218,11 @@ func (r *Reconciler) resolveRef(ctx context.Context, st *state, ref ObjectRef) (
 		return "", err
 	}
 	if err != nil {
-		return "", &waitingError{fmt.Sprintf("%s names %s %s, which does not exist in namespace %s; nothing is sent until it does", at, gk.Kind, ref.Name, st.obj.GetNamespace())}
+		return "", &waitingError{message: fmt.Sprintf("%s names %s %s, which does not exist in namespace %s; nothing is sent until it does", at, gk.Kind, ref.Name, st.obj.GetNamespace())}
 	}
 	id := statusID(target)
 	if id == "" || !target.GetDeletionTimestamp().IsZero() {
-		return "", &waitingError{fmt.Sprintf("%s names %s %s, which has no ARM id yet (status.id); nothing is sent until it has", at, gk.Kind, ref.Name)}
+		return "", &waitingError{message: fmt.Sprintf("%s names %s %s, which has no ARM id yet (status.id); nothing is sent until it has", at, gk.Kind, ref.Name)}
 	}
 	return id, nil
 }

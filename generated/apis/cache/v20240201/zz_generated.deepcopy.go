@@ -927,6 +927,13 @@ func (in *RedisEnterpriseDatabaseSpec) DeepCopyInto(out *RedisEnterpriseDatabase
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(DatabaseProperties)
@@ -1098,6 +1105,13 @@ func (in *RedisEnterprisePrivateEndpointConnectionSpec) DeepCopyInto(out *RedisE
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(PrivateEndpointConnectionProperties)
@@ -1177,6 +1191,13 @@ func (in *RedisEnterpriseSpec) DeepCopyInto(out *RedisEnterpriseSpec) {
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity

@@ -1428,6 +1428,13 @@ func (in *DatabaseAccountSpec) DeepCopyInto(out *DatabaseAccountSpec) {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity
 		*out = new(ManagedServiceIdentity)
@@ -1616,6 +1623,13 @@ func (in *DatabaseAccountsSqlDatabaseSpec) DeepCopyInto(out *DatabaseAccountsSql
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Location != nil {
 		in, out := &in.Location, &out.Location
 		*out = new(string)
@@ -1778,6 +1792,13 @@ func (in *DatabaseAccountsSqlDatabasesContainerSpec) DeepCopyInto(out *DatabaseA
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Location != nil {
 		in, out := &in.Location, &out.Location

@@ -46,6 +46,11 @@ type ServerSSecurityAlertPolicySpec struct {
 	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
 	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
+	// ValuesFrom sets spec values from another object's field, a ConfigMap key or a Secret key (docs/references.md); it is never sent to ARM.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
+
 	// Resource properties.
 	// +optional
 	Properties *SecurityAlertsPolicyProperties `json:"properties,omitempty"`

@@ -56,6 +56,11 @@ type StorageAccountSpec struct {
 	// OperatorSpec says what the operator does beyond sending the spec to Azure (ignoreChanges: paths whose values are sent on create only and never corrected); it is never sent to ARM.
 	OperatorSpec *core.OperatorSpec `json:"operatorSpec,omitempty"`
 
+	// ValuesFrom sets spec values from another object's field, a ConfigMap key or a Secret key (docs/references.md); it is never sent to ARM.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
+
 	// Optional. Set the extended location of the resource. If not set, the storage account will be created in Azure main region. Otherwise it will be created in the specified extended location
 	// +optional
 	ExtendedLocation *ExtendedLocation `json:"extendedLocation,omitempty"`

@@ -4969,6 +4969,13 @@ func (in *StorageAccountSpec) DeepCopyInto(out *StorageAccountSpec) {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -5292,6 +5299,13 @@ func (in *StorageAccountsBlobServiceSpec) DeepCopyInto(out *StorageAccountsBlobS
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.BlobServiceProperties != nil {
 		in, out := &in.BlobServiceProperties, &out.BlobServiceProperties
 		*out = new(StorageAccountsBlobServiceProperties)
@@ -5435,6 +5449,13 @@ func (in *StorageAccountsBlobServicesContainerSpec) DeepCopyInto(out *StorageAcc
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.ContainerProperties != nil {
 		in, out := &in.ContainerProperties, &out.ContainerProperties
@@ -5580,6 +5601,13 @@ func (in *StorageAccountsBlobServicesContainersImmutabilityPolicySpec) DeepCopyI
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ImmutabilityPolicyProperty)
@@ -5723,6 +5751,13 @@ func (in *StorageAccountsEncryptionScopeSpec) DeepCopyInto(out *StorageAccountsE
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.EncryptionScopeProperties != nil {
 		in, out := &in.EncryptionScopeProperties, &out.EncryptionScopeProperties
@@ -5923,6 +5958,13 @@ func (in *StorageAccountsFileServiceSpec) DeepCopyInto(out *StorageAccountsFileS
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.FileServiceProperties != nil {
 		in, out := &in.FileServiceProperties, &out.FileServiceProperties
 		*out = new(StorageAccountsFileServiceProperties)
@@ -6066,6 +6108,13 @@ func (in *StorageAccountsFileServicesShareSpec) DeepCopyInto(out *StorageAccount
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.FileShareProperties != nil {
 		in, out := &in.FileShareProperties, &out.FileShareProperties
@@ -6211,6 +6260,13 @@ func (in *StorageAccountsInventoryPolicySpec) DeepCopyInto(out *StorageAccountsI
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(BlobInventoryPolicyProperties)
@@ -6354,6 +6410,13 @@ func (in *StorageAccountsLocalUserSpec) DeepCopyInto(out *StorageAccountsLocalUs
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
@@ -6499,6 +6562,13 @@ func (in *StorageAccountsManagementPolicySpec) DeepCopyInto(out *StorageAccounts
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ManagementPolicyProperties)
@@ -6638,6 +6708,13 @@ func (in *StorageAccountsObjectReplicationPolicySpec) DeepCopyInto(out *StorageA
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ObjectReplicationPolicyProperties)
@@ -6776,6 +6853,13 @@ func (in *StorageAccountsPrivateEndpointConnectionSpec) DeepCopyInto(out *Storag
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
@@ -6956,6 +7040,13 @@ func (in *StorageAccountsQueueServiceSpec) DeepCopyInto(out *StorageAccountsQueu
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.QueueServiceProperties != nil {
 		in, out := &in.QueueServiceProperties, &out.QueueServiceProperties
 		*out = new(StorageAccountsQueueServiceProperties)
@@ -7094,6 +7185,13 @@ func (in *StorageAccountsQueueServicesQueueSpec) DeepCopyInto(out *StorageAccoun
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.QueueProperties != nil {
 		in, out := &in.QueueProperties, &out.QueueProperties
@@ -7274,6 +7372,13 @@ func (in *StorageAccountsTableServiceSpec) DeepCopyInto(out *StorageAccountsTabl
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.TableServiceProperties != nil {
 		in, out := &in.TableServiceProperties, &out.TableServiceProperties
 		*out = new(StorageAccountsTableServiceProperties)
@@ -7412,6 +7517,13 @@ func (in *StorageAccountsTableServicesTableSpec) DeepCopyInto(out *StorageAccoun
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.TableProperties != nil {
 		in, out := &in.TableProperties, &out.TableProperties

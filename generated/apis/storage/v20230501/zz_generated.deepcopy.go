@@ -5024,6 +5024,13 @@ func (in *StorageAccountSpec) DeepCopyInto(out *StorageAccountSpec) {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.ExtendedLocation != nil {
 		in, out := &in.ExtendedLocation, &out.ExtendedLocation
 		*out = new(ExtendedLocation)
@@ -5347,6 +5354,13 @@ func (in *StorageAccountsBlobServiceSpec) DeepCopyInto(out *StorageAccountsBlobS
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.BlobServiceProperties != nil {
 		in, out := &in.BlobServiceProperties, &out.BlobServiceProperties
 		*out = new(StorageAccountsBlobServiceProperties)
@@ -5490,6 +5504,13 @@ func (in *StorageAccountsBlobServicesContainerSpec) DeepCopyInto(out *StorageAcc
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.ContainerProperties != nil {
 		in, out := &in.ContainerProperties, &out.ContainerProperties
@@ -5635,6 +5656,13 @@ func (in *StorageAccountsBlobServicesContainersImmutabilityPolicySpec) DeepCopyI
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ImmutabilityPolicyProperty)
@@ -5778,6 +5806,13 @@ func (in *StorageAccountsEncryptionScopeSpec) DeepCopyInto(out *StorageAccountsE
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.EncryptionScopeProperties != nil {
 		in, out := &in.EncryptionScopeProperties, &out.EncryptionScopeProperties
@@ -5978,6 +6013,13 @@ func (in *StorageAccountsFileServiceSpec) DeepCopyInto(out *StorageAccountsFileS
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.FileServiceProperties != nil {
 		in, out := &in.FileServiceProperties, &out.FileServiceProperties
 		*out = new(StorageAccountsFileServiceProperties)
@@ -6121,6 +6163,13 @@ func (in *StorageAccountsFileServicesShareSpec) DeepCopyInto(out *StorageAccount
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.FileShareProperties != nil {
 		in, out := &in.FileShareProperties, &out.FileShareProperties
@@ -6266,6 +6315,13 @@ func (in *StorageAccountsInventoryPolicySpec) DeepCopyInto(out *StorageAccountsI
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(BlobInventoryPolicyProperties)
@@ -6409,6 +6465,13 @@ func (in *StorageAccountsLocalUserSpec) DeepCopyInto(out *StorageAccountsLocalUs
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
@@ -6554,6 +6617,13 @@ func (in *StorageAccountsManagementPolicySpec) DeepCopyInto(out *StorageAccounts
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ManagementPolicyProperties)
@@ -6693,6 +6763,13 @@ func (in *StorageAccountsObjectReplicationPolicySpec) DeepCopyInto(out *StorageA
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
 		*out = new(ObjectReplicationPolicyProperties)
@@ -6831,6 +6908,13 @@ func (in *StorageAccountsPrivateEndpointConnectionSpec) DeepCopyInto(out *Storag
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.Properties != nil {
 		in, out := &in.Properties, &out.Properties
@@ -7011,6 +7095,13 @@ func (in *StorageAccountsQueueServiceSpec) DeepCopyInto(out *StorageAccountsQueu
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.QueueServiceProperties != nil {
 		in, out := &in.QueueServiceProperties, &out.QueueServiceProperties
 		*out = new(StorageAccountsQueueServiceProperties)
@@ -7149,6 +7240,13 @@ func (in *StorageAccountsQueueServicesQueueSpec) DeepCopyInto(out *StorageAccoun
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.QueueProperties != nil {
 		in, out := &in.QueueProperties, &out.QueueProperties
@@ -7329,6 +7427,13 @@ func (in *StorageAccountsTableServiceSpec) DeepCopyInto(out *StorageAccountsTabl
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
 	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.TableServiceProperties != nil {
 		in, out := &in.TableServiceProperties, &out.TableServiceProperties
 		*out = new(StorageAccountsTableServiceProperties)
@@ -7467,6 +7572,13 @@ func (in *StorageAccountsTableServicesTableSpec) DeepCopyInto(out *StorageAccoun
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = (*in).DeepCopy()
+	}
+	if in.ValuesFrom != nil {
+		in, out := &in.ValuesFrom, &out.ValuesFrom
+		*out = make([]core.ValueFrom, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.TableProperties != nil {
 		in, out := &in.TableProperties, &out.TableProperties

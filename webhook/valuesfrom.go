@@ -1,0 +1,83 @@
+package webhook
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
+)
+
+// Details of valuesFrom errors.
+const (
+	valuesOneDetail     = "set exactly one of from, configMapKeyRef and secretKeyRef"
+	valuesPathDetail    = "%s has no property %s that a spec may set (a path from the ARM body root, as `armature inspect --properties` prints it)"
+	valuesSecretDetail  = "a Secret's value goes only to a secret property; %s is not one (use configMapKeyRef or from)"
+	valuesIndexDetail   = "%s: name one property; [*] and .* stand for many"
+	valuesFromDetail    = "must be {kind, name, field} (group optional): a field of another object in this namespace"
+	valuesReadOnlyField = "%s is read-only: Azure sets it, a spec cannot"
+)
+
+// valuesFrom checks spec.valuesFrom: one source per entry, a path the
+// kind's spec may set, a Secret only for a secret property. The source
+// object and its field are the reconciler's to find (it waits for them).
+func (c *checker) valuesFrom(sp *field.Path, spec any) {
+	v, _ := lookup(spec, "valuesFrom")
+	list, _ := v.([]any)
+	for i, item := range list {
+		m, _ := item.(map[string]any)
+		fp := sp.Child("valuesFrom").Index(i)
+		n := 0
+		for _, k := range []string{"from", "configMapKeyRef", "secretKeyRef"} {
+			if _, ok := lookupSet(m, k); ok {
+				n++
+			}
+		}
+		if n != 1 {
+			c.errs = append(c.errs, field.Invalid(fp, "", valuesOneDetail))
+		}
+		if from, ok := lookupSet(m, "from"); ok {
+			fm, _ := from.(map[string]any)
+			if str(fm, "kind") == "" || str(fm, "name") == "" || str(fm, "field") == "" {
+				c.errs = append(c.errs, field.Invalid(fp.Child("from"), from, valuesFromDetail))
+			}
+		}
+		path := str(m, "path")
+		p, err := descriptor.ParsePath(path)
+		if err != nil || len(p) == 0 {
+			c.errs = append(c.errs, field.Invalid(fp.Child("path"), path, fmt.Sprintf(ignoreParseDetail, err)))
+			continue
+		}
+		class, detail := c.settable(p)
+		if detail != "" {
+			c.errs = append(c.errs, field.Invalid(fp.Child("path"), path, detail))
+			continue
+		}
+		if _, secret := lookupSet(m, "secretKeyRef"); secret && class != descriptor.Secret {
+			c.errs = append(c.errs, field.Invalid(fp.Child("secretKeyRef"), "", fmt.Sprintf(valuesSecretDetail, path)))
+		}
+	}
+}
+
+// settable returns the class of a path a spec may set, or why it is not.
+func (c *checker) settable(p descriptor.Path) (descriptor.Class, string) {
+	var table descriptor.Path
+	var class descriptor.Class
+	for i, seg := range p {
+		if descriptor.IsWildcard(seg) {
+			return "", fmt.Sprintf(valuesIndexDetail, p[:i+1])
+		}
+		if len(table) > 0 && c.d.Open(table) {
+			return descriptor.Writable, ""
+		}
+		var known bool
+		table, class, known = c.d.Child(table, seg)
+		if !known {
+			return "", fmt.Sprintf(valuesPathDetail, c.d.Kind, p[:i+1])
+		}
+		if class == descriptor.ReadOnly {
+			return "", fmt.Sprintf(valuesReadOnlyField, p[:i+1])
+		}
+	}
+	return class, ""
+}
