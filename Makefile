@@ -95,10 +95,12 @@ fakearm: ## Run the local ARM emulator (prints its endpoint and how to point a c
 CONFORMANCE_FLAGS ?=
 
 .PHONY: conformance
-conformance: ## Replay the recorded real ARM traffic (test/recordings, ../shared/recordings when present) against the emulator; prints a table and "interactions matching: N/M" (docs/conformance.md; CONFORMANCE_FLAGS=--json FILE).
+conformance: ## Replay the recorded real ARM traffic (test/recordings, ../shared/recordings when present) against the emulator, first each against profiles learned without it ("leave-one-out: N/M", needs the Azure specs), then against generated/profiles ("interactions matching: N/M"; docs/conformance.md; CONFORMANCE_FLAGS=--json FILE).
 	@dirs=test/recordings; \
 	  if [ -d ../shared/recordings ]; then dirs="$$dirs ../shared/recordings"; else echo "conformance: ../shared/recordings is absent: replaying test/recordings only" >&2; fi; \
-	  $(GO) run ./cmd/fakearm conformance $(CONFORMANCE_FLAGS) $$dirs
+	  loo=--leave-one-out; \
+	  if [ ! -d specs/azure-rest-api-specs/specification ] && [ -z "$$ARMATURE_SPECS" ]; then loo=; echo "conformance: no Azure specs (hack/sync-specs.sh): no leave-one-out figure" >&2; fi; \
+	  $(GO) run ./cmd/fakearm conformance $$loo $(CONFORMANCE_FLAGS) $$dirs
 
 .PHONY: bench-generate
 bench-generate: specs ## Time generating the whole shared corpus, by stage, with peak memory.

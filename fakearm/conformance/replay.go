@@ -97,12 +97,16 @@ func Run(files []string, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec := Replay(filepath.Base(f), c, h, opts)
-		rep.Recordings = append(rep.Recordings, rec)
-		rep.Interactions += rec.Interactions
-		rep.add(rec.Tally)
+		rep.append(Replay(filepath.Base(f), c, h, opts))
 	}
 	return rep, nil
+}
+
+// append adds a recording's replay to the report.
+func (rep *Report) append(rec Recording) {
+	rep.Recordings = append(rep.Recordings, rec)
+	rep.Interactions += rec.Interactions
+	rep.add(rec.Tally)
 }
 
 // replayer is the state of one replay.

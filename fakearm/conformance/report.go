@@ -20,19 +20,7 @@ func (rep *Report) Write(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	first := true
-	for _, rec := range rep.Recordings {
-		for _, s := range rec.Steps {
-			if s.Match || !s.Served {
-				continue
-			}
-			if first {
-				fmt.Fprintln(w, "\nDifferences (served types):")
-				first = false
-			}
-			fmt.Fprintf(w, "  %s #%d %s %s: %s\n", rec.File, s.Interactions[len(s.Interactions)-1], s.Method, s.Path, s.Why)
-		}
-	}
+	rep.writeDifferences(w, "Differences (served types):")
 	fmt.Fprintf(w, "\n%d recordings, %d recorded interactions compared in %d steps (a run of identical GETs, and the polls of one operation, are one).\n", len(rep.Recordings), rep.Interactions, rep.Total)
 	fmt.Fprintf(w, "interactions matching for the types served: %d/%d (%s)\n", rep.ServedMatching, rep.Served, percent(rep.ServedMatching, rep.Served))
 	fmt.Fprintf(w, "interactions matching (all types; a type not served never matches): %d/%d (%s)\n", rep.Matching, rep.Total, percent(rep.Matching, rep.Total))
@@ -57,4 +45,22 @@ func percent(n, m int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(m))
+}
+
+// writeDifferences lists, under a title, the steps of served types that
+// differ (nothing when none does).
+func (rep *Report) writeDifferences(w io.Writer, title string) {
+	first := true
+	for _, rec := range rep.Recordings {
+		for _, s := range rec.Steps {
+			if s.Match || !s.Served {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w, "\n"+title)
+				first = false
+			}
+			fmt.Fprintf(w, "  %s #%d %s %s: %s\n", rec.File, s.Interactions[len(s.Interactions)-1], s.Method, s.Path, s.Why)
+		}
+	}
 }

@@ -599,3 +599,26 @@ func defaults(t *classify.Table, gets []seen) []recording.Default {
 	}
 	return out
 }
+
+// LearnSet learns the profiles as Learn does and reads them back as the
+// emulator loads generated/profiles, so that a set learned from other
+// recordings (fakearm/conformance's leave-one-out) goes through the same
+// files the generator writes.
+func LearnSet(m *model.Model, opts Options) (*recording.ProfileSet, error) {
+	files, _, err := Learn(m, opts)
+	if err != nil {
+		return nil, err
+	}
+	var types []recording.Profile
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		f, err := recording.ParseProfile(files[name])
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", name, err)
+		}
+		types = append(types, f.Types...)
+	}
+	return recording.NewProfileSet(types), nil
+}
