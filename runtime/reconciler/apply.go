@@ -129,8 +129,9 @@ func (r *Reconciler) desired(ctx context.Context, st *state) (map[string]any, er
 	if secrets == nil {
 		secrets = r.Client
 	}
-	refs := func(ref ObjectRef) (string, error) { return r.resolveRef(ctx, st, ref) }
-	values := func(at string, vf map[string]any) (any, error) { return r.resolveValue(ctx, st, at, vf) }
+	ns := st.obj.GetNamespace()
+	refs := func(ref ObjectRef) (string, error) { return r.resolveRef(ctx, ns, ref) }
+	values := func(at string, vf map[string]any) (any, error) { return r.resolveValue(ctx, ns, at, vf) }
 	body, err := desiredBody(r.Desc, st.obj, refs, values, func(p descriptor.Path, name, key string) (string, error) {
 		var s corev1.Secret
 		if err := secrets.Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: name}, &s); err != nil {

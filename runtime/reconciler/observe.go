@@ -122,7 +122,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 		return reconcile.Result{}, step(stepStatus, err)
 	}
 	if st.cond != nil && st.cond.Status == metav1.ConditionTrue {
-		if err := r.writeOutputs(ctx, st, id, body); err != nil {
+		if err := r.writeOutputs(ctx, st.obj, st.arm.Client, id, body); err != nil {
 			return r.fail(ctx, st, step("outputs", err))
 		}
 	}

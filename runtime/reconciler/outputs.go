@@ -61,8 +61,8 @@ func (r *Reconciler) listAction(path string) (name string, ok bool) {
 
 // writeOutputs writes the object's outputs from body (the status body of
 // this reconcile) and the answers of the list actions they name.
-func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, body map[string]any) error {
-	os, ok, err := outputsOf(st.obj)
+func (r *Reconciler) writeOutputs(ctx context.Context, obj *unstructured.Unstructured, armClient arm.Client, id string, body map[string]any) error {
+	os, ok, err := outputsOf(obj)
 	if err != nil || !ok {
 		return err
 	}
@@ -77,7 +77,7 @@ func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, bod
 		if !isAction || extra[name] != nil {
 			continue
 		}
-		p, isPoster := st.arm.Client.(arm.Poster)
+		p, isPoster := armClient.(arm.Poster)
 		if !isPoster {
 			return fmt.Errorf("output %s: the ARM client cannot POST", name)
 		}
@@ -91,7 +91,6 @@ func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, bod
 		}
 		extra[name] = res.Body
 	}
-	obj := st.obj.DeepCopy()
 	status := maps.Clone(body)
 	if status == nil {
 		status = map[string]any{}
@@ -99,24 +98,25 @@ func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, bod
 	if _, ok := status["id"]; !ok {
 		status["id"] = id // as status shows it
 	}
-	obj.Object["status"] = status
-	vals, err := os.Values(configurator.NewResource(obj), extra)
+	withStatus := obj.DeepCopy()
+	withStatus.Object["status"] = status
+	vals, err := os.Values(configurator.NewResource(withStatus), extra)
 	if err != nil {
 		return terminal(core.ReasonInvalidOutputs, "spec.operatorSpec: "+err.Error())
 	}
 	// Values not there yet leave the digest unrecorded: written again
 	// when they arrive.
 	digest, complete := outputsDigest(vals), len(vals.Missing) == 0
-	if complete && r.mem.outputsWritten(st.obj.GetUID(), digest) {
+	if complete && r.mem.outputsWritten(obj.GetUID(), digest) {
 		return nil
 	}
-	manager := outputManager(r.Desc.Kind, st.obj.GetName())
+	manager := outputManager(r.Desc.Kind, obj.GetName())
 	for _, name := range slices.Sorted(maps.Keys(vals.ConfigMaps)) {
 		data := map[string]any{}
 		for k, v := range vals.ConfigMaps[name] {
 			data[k] = v
 		}
-		if err := r.applyOutput(ctx, st, "ConfigMap", name, data, manager); err != nil {
+		if err := r.applyOutput(ctx, obj, "ConfigMap", name, data, manager); err != nil {
 			return err
 		}
 	}
@@ -125,25 +125,25 @@ func (r *Reconciler) writeOutputs(ctx context.Context, st *state, id string, bod
 		for k, v := range vals.Secrets[name] {
 			data[k] = base64.StdEncoding.EncodeToString([]byte(v))
 		}
-		if err := r.applyOutput(ctx, st, "Secret", name, data, manager); err != nil {
+		if err := r.applyOutput(ctx, obj, "Secret", name, data, manager); err != nil {
 			return err
 		}
 	}
 	if complete {
-		r.mem.wroteOutputs(st.obj.GetUID(), digest)
+		r.mem.wroteOutputs(obj.GetUID(), digest)
 	}
 	return nil
 }
 
 // applyOutput applies the object's keys of one ConfigMap or Secret.
-func (r *Reconciler) applyOutput(ctx context.Context, st *state, kind, name string, data map[string]any, manager string) error {
+func (r *Reconciler) applyOutput(ctx context.Context, owner *unstructured.Unstructured, kind, name string, data map[string]any, manager string) error {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "data": data}}
 	if kind == "Secret" {
 		u.Object["type"] = "Opaque"
 	}
-	u.SetNamespace(st.obj.GetNamespace())
+	u.SetNamespace(owner.GetNamespace())
 	u.SetName(name)
-	ref := ownerRef(st.obj)
+	ref := ownerRef(owner)
 	u.SetOwnerReferences([]metav1.OwnerReference{ref})
 	err := r.Client.Patch(ctx, u, client.Apply, client.FieldOwner(manager))
 	if apierrors.IsConflict(err) {

@@ -205,7 +205,7 @@ func (e *waitingError) Error() string { return core.ReasonWaitingForReference + 
 
 // resolveRef is the reconciler's RefResolver: the target's status.id, read
 // from the cache.
-func (r *Reconciler) resolveRef(ctx context.Context, st *state, ref ObjectRef) (string, error) {
+func (r *Reconciler) resolveRef(ctx context.Context, ns string, ref ObjectRef) (string, error) {
 	at := ref.Path.FieldPath(specPath).String()
 	gk, version, err := r.refKind(ref)
 	if err != nil {
@@ -213,12 +213,12 @@ func (r *Reconciler) resolveRef(ctx context.Context, st *state, ref ObjectRef) (
 	}
 	target := &unstructured.Unstructured{}
 	target.SetGroupVersionKind(gk.WithVersion(version))
-	err = r.slimReader().Get(ctx, client.ObjectKey{Namespace: st.obj.GetNamespace(), Name: ref.Name}, target)
+	err = r.slimReader().Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, target)
 	if client.IgnoreNotFound(err) != nil {
 		return "", err
 	}
 	if err != nil {
-		return "", &waitingError{message: fmt.Sprintf("%s names %s %s, which does not exist in namespace %s; nothing is sent until it does", at, gk.Kind, ref.Name, st.obj.GetNamespace())}
+		return "", &waitingError{message: fmt.Sprintf("%s names %s %s, which does not exist in namespace %s; nothing is sent until it does", at, gk.Kind, ref.Name, ns)}
 	}
 	id := statusID(target)
 	if id == "" || !target.GetDeletionTimestamp().IsZero() {

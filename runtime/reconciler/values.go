@@ -52,8 +52,7 @@ func resolveValues(d *descriptor.Descriptor, obj *unstructured.Unstructured, bod
 }
 
 // resolveValue is the reconciler's ValueResolver.
-func (r *Reconciler) resolveValue(ctx context.Context, st *state, at string, vf map[string]any) (any, error) {
-	ns := st.obj.GetNamespace()
+func (r *Reconciler) resolveValue(ctx context.Context, ns, at string, vf map[string]any) (any, error) {
 	live := r.APIReader
 	if live == nil {
 		live = r.Client
