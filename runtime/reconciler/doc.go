@@ -53,7 +53,11 @@
 // owner.go, claim.go, secrets.go), memory.go (the one per-object
 // memory), observer.go (drift by LIST), versions.go (which served
 // version reconciles), and the slim form of objects in the cache
-// (cache.go, pack.go, digest.go).
+// (cache.go, pack.go, digest.go). Between objects: refs.go (…Ref fields
+// resolved to the target's status.id, the referrer index),
+// values.go (spec.valuesFrom), outputs.go (spec.operatorSpec configMaps
+// and secrets) and finalize.go's dependents (delete order);
+// docs/references.md.
 //
 // # Policies (annotation armature.dev/reconcile-policy)
 //
