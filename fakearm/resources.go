@@ -109,11 +109,17 @@ func clean(d *descriptor.Descriptor, body map[string]any) error {
 type requestError struct {
 	status                int
 	code, message, target string
+	// gateway: ARM's gateway answers (x-ms-failure-cause: gateway), not
+	// the provider.
+	gateway bool
 }
 
 func (e *requestError) Error() string { return e.code + ": " + e.message }
 
 func (e *requestError) write(w http.ResponseWriter) {
+	if e.gateway {
+		w.Header().Set("x-ms-failure-cause", "gateway")
+	}
 	armError(w, e.status, e.code, e.message, e.target)
 }
 
@@ -213,7 +219,27 @@ func precondition(r *http.Request, existing *resource) *requestError {
 	return nil
 }
 
-// checkParent returns the error for a missing parent or resource group.
+// checkParent returns the error for a missing parent or resource group,
+// whatever the verb (issue 28.1, ARM's gateway answers before the
+// provider):
+//
+//   - a resource whose parent is a missing resource group: 404
+//     ResourceGroupNotFound (recorded for DELETEs of 8 types of 6
+//     providers: Test_Authorization_RoleAssignment_OnStorageAccount_CRUD.yaml
+//     #20, #21, Test_Compute_DiskEncryptionSet_CRUD.yaml #24, #25,
+//     Test_Networking_PrivateEndpoint_CRUD.yaml #55–#57,
+//     Test_SQL_Server_CRUD.yaml #143, #144, Test_Web_Site_CRUD.yaml #16);
+//   - a nested resource whose parent resource is missing, also when the
+//     group is gone too: the profile's parentNotFound (recorded per type,
+//     or a provider rule), else ParentResourceNotFound — recorded for 14
+//     types of Microsoft.Sql and Microsoft.Storage
+//     (Test_SQL_Server_CRUD.yaml #145–#156,
+//     Test_Storage_StorageAccount_20220901_CRUD.yaml #35, #36, #38) and ARM's
+//     documented answer
+//     (learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-parent-resource);
+//     Network's subnets answer ResourceNotFound naming the parent and
+//     Private DNS's links ResourceGroupNotFound, each from its own
+//     recordings.
 func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 	p := d.ParentID(m.id)
 	if p == "" || s.resources[strings.ToLower(p)] != nil {
@@ -232,7 +258,7 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 		break
 	}
 	if strings.EqualFold(pm.route.armType, descriptor.ResourceGroupType) {
-		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", message: fmt.Sprintf("Resource group '%s' could not be found.", pm.names[len(pm.names)-1])}
+		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", gateway: true, message: fmt.Sprintf("Resource group '%s' could not be found.", pm.names[len(pm.names)-1])}
 	}
 	if d.Scope == descriptor.ScopeExtension {
 		// The scope of an extension resource is missing: ARM's gateway
@@ -240,14 +266,14 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 		if e := s.checkParent(pm, pm.route.byVersion[pm.route.versions[0]]); e != nil {
 			return e
 		}
-		return &requestError{status: http.StatusNotFound, code: "ResourceNotFound",
+		return &requestError{status: http.StatusNotFound, code: "ResourceNotFound", gateway: true,
 			message: fmt.Sprintf("The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", pm.route.armType, strings.Join(pm.names, "/"), groupOf(p))}
 	}
 	if pr := s.profileOf(d); pr != nil && pr.ParentNotFound != nil {
-		return &requestError{status: pr.ParentNotFound.Status, code: pr.ParentNotFound.Code,
+		return &requestError{status: pr.ParentNotFound.Status, code: pr.ParentNotFound.Code, gateway: pr.ParentNotFound.Gateway,
 			message: fmt.Sprintf("The Resource '%s' was not found: its parent '%s' does not exist.", m.id, p)}
 	}
-	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound",
+	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound", gateway: true,
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
 }
 
@@ -430,9 +456,14 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, m match, d *descrip
 	writeRaw(w, http.StatusOK, body)
 }
 
-// notFound answers for a resource that does not exist: with the profile's
-// error (the provider's own code, such as QueueNotFound) when its parent
-// exists, as recorded, else ARM's gateway error. The caller holds s.mu.
+// notFound answers a GET or PATCH of a resource that does not exist: with
+// the profile's error (the provider's own code, such as QueueNotFound)
+// when its parent exists, as recorded, else ARM's gateway error. A GET in
+// a resource group that is gone is not answered ResourceGroupNotFound as
+// other verbs are: no recording shows it, and the recorded GETs while a
+// group's deletion runs (Test_Networking_LoadBalancer_CRUD.yaml #13,
+// Test_Networking_VirtualNetworkPeering_CRUD.yaml #24, #25) answer
+// ResourceNotFound. The caller holds s.mu.
 func (s *Server) notFound(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
 	if p := s.profileOf(d); p != nil && p.NotFound != nil && s.checkParent(m, d) == nil {
 		profileError(w, p.NotFound, fmt.Sprintf("The Resource '%s/%s' was not found.", d.ARMType, strings.Join(m.names, "/")), "")

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -46,7 +47,7 @@ func Learn(m *model.Model, opts Options) (map[string][]byte, []string, error) {
 		}
 	}
 	ev := gather(opts.Recordings, matcher)
-	l := &learner{root: opts.SpecRoot}
+	l := &learner{root: opts.SpecRoot, providers: learnProviderRules(kinds, ev)}
 	byProvider := map[string][]recording.Profile{}
 	for _, k := range kinds {
 		t := l.learn(k, ev[strings.ToLower(k.Resource.ARMType)])
@@ -102,6 +103,8 @@ var Files embed.FS
 type learner struct {
 	root  string
 	notes []string
+	// providers are the errors a provider's recorded types agree on.
+	providers providerRules
 }
 
 // learn builds the profile of one kind: recorded answers first, then what
@@ -126,12 +129,9 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 		t.Delete = pick(ev.answers[caseDelete], specAnswer(del, codes, caseDelete))
 		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], specAnswer(del, codes, caseDeleteMissing))
 	}
-	t.NotFound = pickError(ev.notFound)
-	if t.NotFound == nil {
-		t.NotFound = notFoundRule(r.ARMType)
-	}
+	t.NotFound = cmp.Or(pickError(ev.notFound), l.providers.notFoundFor(r.ARMType), notFoundRule(r.ARMType))
 	t.BeingDeleted = pickError(ev.beingDeleted)
-	t.ParentNotFound = pickError(ev.parentNotFound)
+	t.ParentNotFound = cmp.Or(pickError(ev.parentNotFound), l.providers.parentNotFoundFor(r.ARMType))
 	t.Name = nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
 	t.Defaults = defaults(k.Table, ev.gets)
