@@ -6,12 +6,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Details of output errors.
 const (
-	outputRootDetail    = "a value is a path into this object (status.…, spec.…, metadata.…) or, for a Secret, into the answer of one of the kind's list actions (%s)"
+	outputRootDetail    = "a value is a path into this object's status (status.…) or, for a Secret, into the answer of one of the kind's list actions (%s): something Azure or the operator produced, never the spec's own values"
+	outputCredDetail    = "%s is a credential Secret: outputs never write one"
 	outputSecretDetail  = "%s answers secrets: write it to a Secret (spec.operatorSpec.secrets), never a ConfigMap"
 	outputUnknownDetail = "%s has no property %s in status (the ARM body, as `armature inspect --properties` lists it)"
 	outputTwiceDetail   = "%s %s key %s is written twice"
@@ -41,6 +43,9 @@ func (c *checker) outputs(sp *field.Path, spec any) {
 			if detail := c.outputPath(value, kind == "secrets"); detail != "" {
 				c.errs = append(c.errs, field.Invalid(fp.Index(i).Child("value"), value, detail))
 			}
+			if kind == "secrets" && name == core.CredentialSecret {
+				c.errs = append(c.errs, field.Invalid(fp.Index(i).Child("name"), name, fmt.Sprintf(outputCredDetail, name)))
+			}
 		}
 	}
 }
@@ -50,8 +55,6 @@ func (c *checker) outputPath(value string, secret bool) string {
 	first, rest, _ := strings.Cut(value, ".")
 	root, _, _ := strings.Cut(first, "[")
 	switch root {
-	case "spec", "metadata":
-		return ""
 	case "status":
 		p, err := descriptor.ParsePath(rest)
 		if err != nil || len(p) == 0 || statusMembers[p[0]] {

@@ -31,7 +31,7 @@ func TestValidateOutputs(t *testing.T) {
 		want         []string
 	}{
 		"Fine": {
-			cms:     []any{o("app", "blob", "status.properties.primaryEndpoints.blob"), o("app", "id", "status.id"), o("app", "sku", "spec.sku.name")},
+			cms:     []any{o("app", "blob", "status.properties.primaryEndpoints.blob"), o("app", "id", "status.id"), o("app", "sku", "status.sku.name")},
 			secrets: []any{o("app-keys", "key", "listKeys.keys[0].value")},
 		},
 		"UnknownStatusPath": {
@@ -46,8 +46,16 @@ func TestValidateOutputs(t *testing.T) {
 			secrets: []any{o("app-keys", "key", "regenerateKey.keys[0].value")},
 			want:    []string{"spec.operatorSpec.secrets[0].value: Invalid value: \"regenerateKey.keys[0].value\": a value is a path into this object"},
 		},
+		"SpecValue": {
+			cms:  []any{o("app", "sku", "spec.sku.name")},
+			want: []string{"spec.operatorSpec.configMaps[0].value: Invalid value: \"spec.sku.name\": a value is a path into this object's status"},
+		},
+		"CredentialSecret": {
+			secrets: []any{o("armature-credential", "clientSecret", "listKeys.keys[0].value")},
+			want:    []string{"spec.operatorSpec.secrets[0].name: Invalid value: \"armature-credential\": armature-credential is a credential Secret"},
+		},
 		"Twice": {
-			cms:  []any{o("app", "id", "status.id"), o("app", "id", "spec.sku.name")},
+			cms:  []any{o("app", "id", "status.id"), o("app", "id", "status.sku.name")},
 			want: []string{"spec.operatorSpec.configMaps[1].key: Duplicate value: \"configMaps app key id is written twice\""},
 		},
 	}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/api/core"
@@ -66,10 +67,8 @@ func (r *Reconciler) writeOutputs(ctx context.Context, obj *unstructured.Unstruc
 	if err != nil || !ok {
 		return err
 	}
-	for _, o := range os.ConfigMaps {
-		if name, isAction := r.listAction(o.Value); isAction {
-			return terminal(core.ReasonInvalidOutputs, fmt.Sprintf("spec.operatorSpec.configMaps %s/%s: %s answers secrets; write it to a Secret (spec.operatorSpec.secrets)", o.Name, o.Key, name))
-		}
+	if err := r.checkOutputs(obj, os); err != nil {
+		return err
 	}
 	extra := map[string]any{}
 	for _, o := range os.Secrets {
@@ -135,8 +134,66 @@ func (r *Reconciler) writeOutputs(ctx context.Context, obj *unstructured.Unstruc
 	return nil
 }
 
+// checkOutputs refuses outputs that could make an object's editor a
+// writer of arbitrary ConfigMaps and Secrets: a value is something Azure
+// or the operator produced (status, or a list action's answer; never the
+// editor's own spec or metadata), an action's answer goes only to a
+// Secret, and no output names a credential Secret.
+func (r *Reconciler) checkOutputs(obj *unstructured.Unstructured, os configurator.OperatorSpec) error {
+	credential := obj.GetAnnotations()[core.AnnotationCredential]
+	for _, kind := range []string{"configMaps", "secrets"} {
+		list := os.ConfigMaps
+		if kind == "secrets" {
+			list = os.Secrets
+		}
+		for _, o := range list {
+			at := fmt.Sprintf("spec.operatorSpec.%s %s/%s", kind, o.Name, o.Key)
+			name, isAction := r.listAction(o.Value)
+			switch {
+			case isAction && kind == "configMaps":
+				return terminal(core.ReasonInvalidOutputs, fmt.Sprintf("%s: %s answers secrets; write it to a Secret (spec.operatorSpec.secrets)", at, name))
+			case !isAction && !strings.HasPrefix(o.Value, "status."):
+				return terminal(core.ReasonInvalidOutputs, fmt.Sprintf("%s: value %q is not status.… or a list action's answer", at, o.Value))
+			case kind == "secrets" && (o.Name == core.CredentialSecret || o.Name == credential):
+				return terminal(core.ReasonInvalidOutputs, fmt.Sprintf("%s: %s is a credential Secret; outputs never write one", at, o.Name))
+			}
+		}
+	}
+	return nil
+}
+
+// outputsOwned reports whether the ConfigMap or Secret does not exist yet
+// or is one outputs wrote (owned by this object, or by an object of a kind
+// the operator serves): outputs never add keys to a ConfigMap or Secret
+// someone else made.
+func (r *Reconciler) outputsOwned(ctx context.Context, owner *unstructured.Unstructured, kind, name string) (bool, error) {
+	ns := owner.GetNamespace()
+	live := r.APIReader
+	if live == nil {
+		live = r.Client
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind(kind)
+	if err := live.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	}
+	for _, ref := range u.GetOwnerReferences() {
+		group, _, _ := strings.Cut(ref.APIVersion, "/")
+		if _, served := r.kinds[schema.GroupKind{Group: group, Kind: ref.Kind}]; served || ref.UID == owner.GetUID() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // applyOutput applies the object's keys of one ConfigMap or Secret.
 func (r *Reconciler) applyOutput(ctx context.Context, owner *unstructured.Unstructured, kind, name string, data map[string]any, manager string) error {
+	if ok, err := r.outputsOwned(ctx, owner, kind, name); err != nil {
+		return step("read "+kind+" "+name, err)
+	} else if !ok {
+		return waitWorld(core.ReasonOutputConflict, fmt.Sprintf("%s %s exists and was not made by outputs: outputs write only ConfigMaps and Secrets they create; name another", kind, name))
+	}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind, "data": data}}
 	if kind == "Secret" {
 		u.Object["type"] = "Opaque"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/armature-dev/armature/runtime/arm"
@@ -86,6 +87,14 @@ func TestOutputsRefused(t *testing.T) {
 			map[string]any{"configMaps": []any{map[string]any{"name": "app", "key": "k", "value": "listKeys.keys[0].value"}}},
 			"listKeys answers secrets; write it to a Secret",
 		},
+		"SpecValue": {
+			map[string]any{"secrets": []any{map[string]any{"name": "app", "key": "k", "value": "spec.location"}}},
+			`value "spec.location" is not status.… or a list action's answer`,
+		},
+		"CredentialSecret": {
+			map[string]any{"secrets": []any{map[string]any{"name": "armature-credential", "key": "clientSecret", "value": "listKeys.keys[0].value"}}},
+			"is a credential Secret; outputs never write one",
+		},
 		"KeyTwice": {
 			map[string]any{"configMaps": []any{
 				map[string]any{"name": "app", "key": "k", "value": "status.id"},
@@ -108,5 +117,26 @@ func TestOutputsRefused(t *testing.T) {
 				t.Errorf("Ready = %v, want InvalidOutputs: %s", r, c.want)
 			}
 		})
+	}
+}
+
+// A ConfigMap someone else made is never written to.
+func TestOutputsNeverTouchForeignObjects(t *testing.T) {
+	obj := gadgetObject(mName)
+	obj.Object["spec"].(map[string]any)["operatorSpec"] = map[string]any{
+		"configMaps": []any{map[string]any{"name": "app-config", "key": "id", "value": "status.id"}},
+	}
+	m := newMachine(t, gadget(), machineConfig(), false, obj)
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "app-config"}, Data: map[string]string{"mode": "prod"}}
+	if err := m.c.Create(t.Context(), foreign); err != nil {
+		t.Fatal(err)
+	}
+	m.run(get(nil, notFound), put("", ok(live()), nil), get(ok(live()), nil))
+	if r := condOf(m.get(), tReady); r["reason"] != "OutputConflict" || !strings.Contains(r["message"].(string), "exists and was not made by outputs") {
+		t.Errorf("Ready = %v, want OutputConflict", r)
+	}
+	var cm corev1.ConfigMap
+	if err := m.c.Get(t.Context(), client.ObjectKey{Namespace: "team-a", Name: "app-config"}, &cm); err != nil || len(cm.Data) != 1 {
+		t.Errorf("the foreign ConfigMap changed: %v %v", cm.Data, err)
 	}
 }
