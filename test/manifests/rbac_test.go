@@ -137,12 +137,14 @@ func TestOperatorRole(t *testing.T) {
 		access{"list", "authorization.k8s.io", "subjectaccessreviews", ""},
 	)
 	// Outputs (spec.operatorSpec) are server-side applied into ConfigMaps
-	// and Secrets of the object's namespace: create and patch, never read.
+	// and Secrets of the object's namespace (create, patch, and get: only
+	// into those outputs made).
+	// valuesFrom reads ConfigMap keys (get).
 	for _, r := range []string{"secrets", "configmaps"} {
-		allowed = append(allowed, access{"create", "", r, team}, access{"patch", "", r, team})
+		allowed = append(allowed, access{"create", "", r, team}, access{"patch", "", r, team}, access{"get", "", r, team})
 	}
-	// Only the Action kind updates Secrets and reads ConfigMaps.
-	for _, a := range []access{{"update", "", "secrets", team}, {"get", "", "configmaps", team}} {
+	// Only the Action kind updates Secrets and lists ConfigMaps.
+	for _, a := range []access{{"update", "", "secrets", team}, {"list", "", "configmaps", team}} {
 		if actions {
 			allowed = append(allowed, a)
 		} else {

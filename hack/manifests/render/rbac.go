@@ -42,7 +42,7 @@ const (
 	// SecretsReason is the reason of the Secret rule of BaseRules.
 	SecretsReason = "Secrets: the reconciler watches the metadata of Secrets (list, watch; their data is never cached) to requeue the objects that reference one when it changes, and reads the data of the Secrets specs reference for secret values and of credential Secrets (armature-credential, the armature.dev/credential annotation) when they change (get)."
 	// OutputsReason is the reason of the outputs rule of BaseRules.
-	OutputsReason = "ConfigMaps and Secrets (outputs): the reconciler writes the values spec.operatorSpec names into them by server-side apply (create, patch)."
+	OutputsReason = "ConfigMaps and Secrets (outputs, valuesFrom): the reconciler writes the values spec.operatorSpec names into them by server-side apply (create, patch) after reading whether outputs made them, and reads the keys spec.valuesFrom names (get)."
 	// EventsReason is the reason of the Event rule of BaseRules.
 	EventsReason = "Events the reconciler and Actions record on objects (create; patch counts a repeated event)."
 )
@@ -53,7 +53,7 @@ const (
 func BaseRules() []Rule {
 	return []Rule{
 		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}, SecretsReason},
-		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"create", "patch"}}, OutputsReason},
+		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"create", "get", "patch"}}, OutputsReason},
 		{rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}, EventsReason},
 	}
 }

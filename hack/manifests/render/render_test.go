@@ -118,7 +118,7 @@ func TestRender(t *testing.T) {
 				"rbac/role.yaml",
 				"webhook/manifests.yaml",
 			},
-			wantRBAC: []string{"/configmaps:create", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
+			wantRBAC: []string{"/configmaps:create", "/configmaps:get", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
 			wantEnv:  "ARMATURE_KINDS=\n",
 		},
 		"OneKind": {
@@ -134,7 +134,7 @@ func TestRender(t *testing.T) {
 				"rbac/role.yaml",
 				"webhook/manifests.yaml",
 			},
-			wantRBAC: []string{"/configmaps:create", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
+			wantRBAC: []string{"/configmaps:create", "/configmaps:get", "/configmaps:patch", "/events:create", "/events:patch", "/secrets:create", "/secrets:get", "/secrets:list", "/secrets:patch", "/secrets:watch"},
 			wantEnv:  "ARMATURE_KINDS=resources.*/ResourceGroup\n",
 		},
 		"WithAction": {
