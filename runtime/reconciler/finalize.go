@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -88,29 +86,18 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.
 // (deleted together, children go first: their own referrers hold them;
 // an owner deleted alone takes its children with it in ARM).
 func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
-	key := strings.ToLower(r.Desc.Kind) + "/" + st.obj.GetName()
+	ns, name := st.obj.GetNamespace(), st.obj.GetName()
 	var out []string
 	for _, gvk := range r.childKinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.slimReader().List(ctx, list, client.InNamespace(st.obj.GetNamespace()), client.MatchingFields{ownerIndex: st.obj.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-			log.FromContext(ctx).Error(err, "list children", "kind", gvk.Kind)
-			continue
-		}
-		for _, o := range list.Items {
+		for _, o := range r.listIndexed(ctx, gvk, ns, ownerIndex, name) {
 			if !o.GetDeletionTimestamp().IsZero() {
 				out = append(out, gvk.Kind+" "+o.GetName()+" (deleting)")
 			}
 		}
 	}
+	key := strings.ToLower(r.Desc.Kind) + "/" + name
 	for _, gvk := range r.referring {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.slimReader().List(ctx, list, client.InNamespace(st.obj.GetNamespace()), client.MatchingFields{refIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
-			log.FromContext(ctx).Error(err, "list referrers", "kind", gvk.Kind)
-			continue
-		}
-		for _, o := range list.Items {
+		for _, o := range r.listIndexed(ctx, gvk, ns, refIndex, key) {
 			if o.GetUID() != st.obj.GetUID() {
 				out = append(out, gvk.Kind+" "+o.GetName())
 			}

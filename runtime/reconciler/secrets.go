@@ -79,29 +79,9 @@ func secretRefs(obj *unstructured.Unstructured) []string {
 
 // refsAt returns the maps found at path p of v (array items expanded).
 func refsAt(v any, p descriptor.Path) []map[string]any {
-	if len(p) == 0 {
-		if m, ok := v.(map[string]any); ok {
-			return []map[string]any{m}
-		}
-		return nil
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		if p[0] == descriptor.Items {
-			return nil
-		}
-		return refsAt(t[p[0]], p[1:])
-	case []any:
-		if p[0] != descriptor.Items {
-			return nil
-		}
-		var out []map[string]any
-		for _, item := range t {
-			out = append(out, refsAt(item, p[1:])...)
-		}
-		return out
-	}
-	return nil
+	var out []map[string]any
+	holders(v, p, nil, func(m map[string]any, _ descriptor.Path) { out = append(out, m) })
+	return out
 }
 
 // SecretReader reads Secrets: their metadata from a cache of

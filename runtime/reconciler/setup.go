@@ -219,18 +219,25 @@ func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconc
 // indexed returns a request for each object of the kind in namespace ns
 // whose field index has value.
 func (r *Reconciler) indexed(ctx context.Context, ns, index, value string) []reconcile.Request {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(r.gvk().GroupVersion().WithKind(r.Desc.Kind + "List"))
-	if err := r.slimReader().List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "list by index", "index", index, "value", value, "kind", r.Desc.Kind)
-		return nil
-	}
-	// Only names are read: the cache's objects are not copied.
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, c := range list.Items {
+	items := r.listIndexed(ctx, r.gvk(), ns, index, value)
+	out := make([]reconcile.Request, 0, len(items))
+	for _, c := range items {
 		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
 	}
 	return out
+}
+
+// listIndexed lists the cached objects of gvk in namespace ns whose field
+// index has value, as the cache holds them (slim, not copied: only read
+// names, metadata and the slim members). An error is logged and gives none.
+func (r *Reconciler) listIndexed(ctx context.Context, gvk schema.GroupVersionKind, ns, index, value string) []unstructured.Unstructured {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.slimReader().List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "list by index", "index", index, "value", value, "kind", gvk.Kind)
+		return nil
+	}
+	return list.Items
 }
 
 // builderPredicates: a reconcile runs on create, delete, a spec change
