@@ -320,6 +320,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("kind", "", "show only this kind (e.g. StorageAccount)")
 	agree := fs.Bool("agreement", false, "print how the classes agree with the facts table, per provider, and every disagreement")
 	agreeOf := fs.String("agreement-of", "", "with --agreement: measure the classes of this `inspect --json` report (another build's) instead")
+	override := fs.String("override", "", "with --kind: print the specs/armature.yaml entry that gives this property (as inspect --properties names it) the class of --class")
+	class := fs.String("class", "createOnly", "with --override: the class the entry gives")
 	references := fs.Bool("references", false, "print, per kind, the fields of the spec that hold an ARM resource id, with the rule, targets and evidence (docs/references.md)")
 	files, err := parse(fs, args)
 	if err != nil {
@@ -332,6 +334,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	a, err := generator.Analyze(opts)
 	if err != nil {
 		return err
+	}
+	if *override != "" {
+		return inspect.Override(stdout, a, *kind, *override, *class)
 	}
 	if *references {
 		return printReferences(stdout, a, cfg, *kind, *asJSON)
