@@ -31,7 +31,7 @@ func Override(w io.Writer, a *generator.Analysis, kind, path, class string) erro
 	if err != nil {
 		return fmt.Errorf("--override %q: %w", path, err)
 	}
-	p = tableForm(p)
+	p = p.Table()
 	found, has := false, false
 	for _, pkg := range a.Model.Packages {
 		for _, k := range pkg.Kinds {
@@ -63,19 +63,6 @@ func Override(w io.Writer, a *generator.Analysis, kind, path, class string) erro
 	fmt.Fprintf(w, "# add under overrides: in specs/armature.yaml, then make generate\n")
 	fmt.Fprintf(w, "  - kind: %s\n    path: %s\n    class: %s\n    because: %q\n", canonicalKind(a, kind), p, c, because)
 	return nil
-}
-
-// tableForm writes array indexes as [*], as the classification tables name
-// properties.
-func tableForm(p descriptor.Path) descriptor.Path {
-	out := make(descriptor.Path, len(p))
-	for i, seg := range p {
-		if seg != descriptor.Values && descriptor.IsWildcard(seg) {
-			seg = descriptor.Items
-		}
-		out[i] = seg
-	}
-	return out
 }
 
 // canonicalKind is the generated spelling of a kind named in any case.
