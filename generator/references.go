@@ -144,11 +144,6 @@ func addRef(k *model.Kind, r refs.Reference, kinds map[string]*model.Kind, added
 		// check of references).
 		ref.Doc += " Create-only, as " + x + " is."
 	}
-	required := xf.Required && !isMap
-	if required {
-		// Required, but set or sourced: the webhook checks it.
-		xf.Required = false
-	}
 	at := slices.IndexFunc(holder.Fields, func(f *model.Field) bool { return f == xf })
 	holder.Fields = slices.Insert(holder.Fields, at+1, ref)
 }

@@ -26,8 +26,8 @@ func Example() {
 		return nil
 	})
 
-	old := `{"metadata":{"name":"media","namespace":"team-a"},"spec":{"location":"westeurope"}}`
-	cur := `{"metadata":{"name":"media","namespace":"team-a"},"spec":{"location":"northeurope"}}`
+	old := `{"metadata":{"name":"media","namespace":"team-a"},"spec":{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"}}}`
+	cur := `{"metadata":{"name":"media","namespace":"team-a"},"spec":{"location":"northeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"}}}`
 	resp := reg.ValidatingHandler().Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		Kind:      metav1.GroupVersionKind(gvk),
 		Operation: admissionv1.Update,

@@ -21,6 +21,7 @@ func TestValidateOutputs(t *testing.T) {
 			"metadata": map[string]any{"name": "media"},
 			"spec": map[string]any{
 				"owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/g"}, "location": "westeurope",
+				"kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
 				"operatorSpec": map[string]any{"configMaps": cms, "secrets": secrets},
 			},
 		}
@@ -89,6 +90,7 @@ func TestValidateValuesFrom(t *testing.T) {
 			"metadata": map[string]any{"name": "media"},
 			"spec": map[string]any{
 				"owner": map[string]any{"armId": "/subscriptions/s/resourceGroups/g"}, "location": "westeurope",
+				"kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"},
 				"valuesFrom": entries,
 			},
 		}

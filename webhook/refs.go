@@ -12,7 +12,6 @@ import (
 // Details of the reference errors.
 const (
 	refBothDetail     = "set one of %s and %s, not both"
-	refRequiredDetail = "set %s, or %s (an object of this namespace whose id is sent)"
 	refShape          = "{kind: <Kind>, name: <object in this namespace>} (group optional)"
 	refShapeDetail    = "must be " + refShape
 	refTargetDetail   = "a %s cannot be named here; allowed: %s"
@@ -29,10 +28,7 @@ func (c *checker) references(sp *field.Path, spec any) {
 		holdersAt(r.Path.Parent(), sp, spec, func(p *field.Path, m map[string]any) {
 			ref, ok := lookupSet(m, refField)
 			if !ok {
-				if _, set := lookupSet(m, x); !set && r.Required {
-					c.errs = append(c.errs, field.Required(p.Child(x), fmt.Sprintf(refRequiredDetail, p.Child(x), p.Child(refField))))
-				}
-				return
+				return // a required field left out: c.required
 			}
 			if _, both := lookupSet(m, x); both {
 				c.errs = append(c.errs, field.Invalid(p.Child(refField), "", fmt.Sprintf(refBothDetail, p.Child(x), p.Child(refField))))

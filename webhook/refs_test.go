@@ -117,7 +117,7 @@ func TestRequiredReference(t *testing.T) {
 		Verbs: []string{"GET", "PUT", "DELETE"}, OwnerARMType: "Microsoft.Resources/resourceGroups",
 		Properties: []descriptor.Property{
 			{Path: descriptor.P("properties"), Class: descriptor.Writable},
-			{Path: descriptor.P("properties", "serverFarmId"), Class: descriptor.Writable},
+			{Path: descriptor.P("properties", "serverFarmId"), Class: descriptor.Writable, Required: true},
 		},
 		References: []descriptor.Reference{{Path: descriptor.P("properties", "serverFarmId"), Required: true}},
 	}

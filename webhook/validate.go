@@ -83,6 +83,7 @@ func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field
 	c.references(sp, spec)
 	c.outputs(sp, spec)
 	c.valuesFrom(sp, spec)
+	c.required(sp, spec)
 	return c.errs
 }
 

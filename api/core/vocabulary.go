@@ -67,7 +67,11 @@ const (
 	ReasonOutputConflict = "OutputConflict"
 	// ReasonInvalidValuesFrom: a spec.valuesFrom entry cannot be resolved
 	// as written (no source, a Secret for a property that is not secret).
-	ReasonInvalidValuesFrom     = "InvalidValuesFrom"
+	ReasonInvalidValuesFrom = "InvalidValuesFrom"
+	// ReasonRequiredMissing: the resolved body leaves out a value the ARM
+	// API requires (the spec sets it nowhere, and no reference or
+	// valuesFrom entry supplies it); nothing is sent.
+	ReasonRequiredMissing       = "RequiredMissing"
 	ReasonAzureResourceNotFound = "AzureResourceNotFound"
 	ReasonPlan                  = "Plan"
 	ReasonFailed                = "Failed"

@@ -368,6 +368,9 @@ func (b *pkgBuilder) fields(s load.Schema, sd side, hint string, w walk) ([]*Fie
 		f := &Field{GoName: name, JSONName: p.Name, Doc: p.Description(), Type: t}
 		if sd == specSide {
 			f.Required = p.Required
+			if p.Required {
+				f.Doc = withRequired(f.Doc)
+			}
 			if fix != nil && fix.Type != "" {
 				f.Markers = requiredMarker(p.Required)
 			} else {

@@ -121,12 +121,23 @@ func replacedType(t string) *TypeRef {
 	return &TypeRef{Kind: JSON}
 }
 
-// requiredMarker is the marker that says whether a spec field is required.
-func requiredMarker(required bool) []string {
-	if required {
-		return []string{"kubebuilder:validation:Required"}
-	}
+// requiredMarker is the marker of a spec field: always optional. A value
+// the swagger requires may be set in the spec, by a reference (…Ref) or by
+// spec.valuesFrom, which a CRD's required list cannot say; the admission
+// webhook checks that it is one of them (descriptor.Property.Required) and
+// the reconciler checks the resolved body before it is sent.
+func requiredMarker(bool) []string {
 	return []string{"optional"}
+}
+
+// withRequired adds to a field's documentation that the PUT body requires
+// it, and how it may be given.
+func withRequired(doc string) string {
+	line := "Required: set here, by a reference, or by spec.valuesFrom."
+	if strings.TrimSpace(doc) == "" {
+		return line
+	}
+	return strings.TrimRight(doc, "\n") + "\n\n" + line
 }
 
 // withDefault adds a configured default to a field's documentation.

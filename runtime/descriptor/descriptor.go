@@ -46,6 +46,11 @@ type Property struct {
 	// Type is the JSON type (string, integer, number, boolean, object,
 	// array), or "" when the swagger does not say.
 	Type string
+	// Required is set on a property a spec may set that the PUT body
+	// requires wherever its holder is present. The CRD cannot require it
+	// (a reference or spec.valuesFrom may supply it): admission checks it
+	// on the spec, the reconciler on the resolved body (RequiredMissing).
+	Required bool
 }
 
 // LRO describes a long-running verb.

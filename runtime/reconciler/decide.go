@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -237,6 +238,9 @@ func desiredBody(d *descriptor.Descriptor, obj *unstructured.Unstructured, refs 
 			return nil, fmt.Errorf("MutateBody hook: %w", err)
 		}
 	}
+	if missing := d.RequiredMissing(body); len(missing) > 0 {
+		return nil, terminal(core.ReasonRequiredMissing, requiredMessage(missing))
+	}
 	return body, nil
 }
 
@@ -263,4 +267,14 @@ func resolveID(d *descriptor.Descriptor, obj *unstructured.Unstructured, ownerID
 		return d.ID("/subscriptions/"+subscriptionID, name), true
 	}
 	return "", false
+}
+
+// requiredMessage says which values the ARM API requires that the resolved
+// body leaves out, and how to give them.
+func requiredMessage(missing []descriptor.Path) string {
+	spec := make([]string, len(missing))
+	for i, p := range missing {
+		spec[i] = "spec." + p.String()
+	}
+	return fmt.Sprintf("the ARM API requires %s: set it in the spec, by its reference, or by spec.valuesFrom; nothing is sent until then", strings.Join(spec, ", "))
 }

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -395,5 +397,34 @@ func TestDriftEmbeddedChildren(t *testing.T) {
 				t.Errorf("-want +got:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDesiredBodyRequired: a value the ARM API requires that the resolved
+// body leaves out stops the write (RequiredMissing, naming the spec path);
+// a valuesFrom entry that supplies it lets it through.
+func TestDesiredBodyRequired(t *testing.T) {
+	d := gadget()
+	d.Properties[1].Required = true // properties
+	d.Properties = append(d.Properties, descriptor.Property{Path: descriptor.P("properties", "principalId"), Class: descriptor.CreateOnly, Required: true})
+	slices.SortFunc(d.Properties, func(a, b descriptor.Property) int { return a.Path.Compare(b.Path) })
+	obj := func(spec map[string]any) *unstructured.Unstructured {
+		spec["location"] = "westeurope"
+		return &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	}
+	noSecrets := func(descriptor.Path, string, string) (string, error) { return "", nil }
+	_, err := desiredBody(d, obj(map[string]any{"properties": map[string]any{"tier": "Hot"}}), nil, nil, noSecrets, nil)
+	var te *terminalError
+	if !errors.As(err, &te) || te.reason != core.ReasonRequiredMissing || !strings.Contains(te.message, "requires spec.properties.principalId:") {
+		t.Fatalf("err = %v, want RequiredMissing naming spec.properties.principalId", err)
+	}
+	values := func(string, map[string]any) (any, error) { return "0000-principal", nil }
+	vf := []any{map[string]any{"path": "properties.principalId", "from": map[string]any{"kind": "UserAssignedIdentity", "name": "id", "field": "status.properties.principalId"}}}
+	body, err := desiredBody(d, obj(map[string]any{"valuesFrom": vf}), nil, values, noSecrets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := descriptor.P("properties", "principalId").Get(body); got != "0000-principal" {
+		t.Errorf("body %v, want the principal from valuesFrom", body)
 	}
 }

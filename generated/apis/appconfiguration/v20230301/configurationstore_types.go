@@ -59,7 +59,9 @@ type ConfigurationStoreSpec struct {
 	Identity *ResourceIdentity `json:"identity,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// The properties of a configuration store.
@@ -67,7 +69,9 @@ type ConfigurationStoreSpec struct {
 	Properties *ConfigurationStoreProperties `json:"properties,omitempty"`
 
 	// The sku of the configuration store.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Resource tags.

@@ -175,7 +175,9 @@ type ResourceIdentity_STATUS struct {
 // Describes a configuration store SKU.
 type Sku struct {
 	// The SKU name of the configuration store.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 }
 

@@ -27,10 +27,11 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "object",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
 		},
 		{
 			Class: descriptor.Writable,
@@ -69,10 +70,11 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"properties", "principalId"},
-			Rule:  "override: an assignment's principal is fixed (RoleAssignmentUpdateNotPermitted); Terraform's principal_id is ForceNew (internal/services/authorization/role_assignment_resource.go:103)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"properties", "principalId"},
+			Required: true,
+			Rule:     "override: an assignment's principal is fixed (RoleAssignmentUpdateNotPermitted); Terraform's principal_id is ForceNew (internal/services/authorization/role_assignment_resource.go:103)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
@@ -81,10 +83,11 @@ var RoleAssignmentDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"properties", "roleDefinitionId"},
-			Rule:  "override: Azure refuses to change the role of an assignment (RoleAssignmentUpdateNotPermitted); Terraform's role_definition_id is ForceNew (internal/services/authorization/role_assignment_resource.go:84)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"properties", "roleDefinitionId"},
+			Required: true,
+			Rule:     "override: Azure refuses to change the role of an assignment (RoleAssignmentUpdateNotPermitted); Terraform's role_definition_id is ForceNew (internal/services/authorization/role_assignment_resource.go:84)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,

@@ -56,7 +56,9 @@ type RoleAssignmentSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// Role assignment properties.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *RoleAssignmentProperties `json:"properties,omitempty"`
 }
 

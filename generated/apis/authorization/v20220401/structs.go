@@ -60,7 +60,9 @@ type RoleAssignmentProperties struct {
 	Description *string `json:"description,omitempty"`
 
 	// The principal ID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PrincipalId *string `json:"principalId,omitempty"`
 
 	// The principal type of the assigned principal ID.
@@ -68,7 +70,9 @@ type RoleAssignmentProperties struct {
 	PrincipalType *PrincipalType `json:"principalType,omitempty"`
 
 	// The role definition ID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	RoleDefinitionId *string `json:"roleDefinitionId,omitempty"`
 
 	// roleDefinitionIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as roleDefinitionId; set one of the two (docs/references.md). Kinds: authorization.azure.armature.dev/RoleDefinition. Create-only, as roleDefinitionId is.

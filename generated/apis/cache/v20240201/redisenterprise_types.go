@@ -58,7 +58,9 @@ type RedisEnterpriseSpec struct {
 	Identity *ManagedServiceIdentity `json:"identity,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Other properties of the cluster.
@@ -66,7 +68,9 @@ type RedisEnterpriseSpec struct {
 	Properties *ClusterProperties `json:"properties,omitempty"`
 
 	// The SKU to create, which affects price, performance, and features.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Resource tags.

@@ -198,7 +198,9 @@ type LinkedDatabase_STATUS struct {
 // Managed service identity (system assigned and/or user assigned identities)
 type ManagedServiceIdentity struct {
 	// Type of managed service identity (where both SystemAssigned and UserAssigned types are allowed).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *ManagedServiceIdentityType `json:"type,omitempty"`
 
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
@@ -232,7 +234,9 @@ type Module struct {
 	Args *string `json:"args,omitempty"`
 
 	// The name of the module, e.g. 'RedisBloom', 'RediSearch', 'RedisTimeSeries'
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 }
 
@@ -292,7 +296,9 @@ type PrivateEndpointConnectionProperties struct {
 	PrivateEndpoint *PrivateEndpoint `json:"privateEndpoint,omitempty"`
 
 	// A collection of information about the state of the connection between service consumer and provider.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PrivateLinkServiceConnectionState *PrivateLinkServiceConnectionState `json:"privateLinkServiceConnectionState,omitempty"`
 }
 
@@ -363,7 +369,9 @@ type Sku struct {
 	Capacity *int32 `json:"capacity,omitempty"`
 
 	// The type of RedisEnterprise cluster to deploy. Possible values: (Enterprise_E10, EnterpriseFlash_F300 etc.)
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *SkuName `json:"name,omitempty"`
 }
 

@@ -60,11 +60,15 @@ type RedisSpec struct {
 	Identity *ManagedServiceIdentity `json:"identity,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Redis cache properties.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *RedisCreateProperties `json:"properties,omitempty"`
 
 	// Resource tags.

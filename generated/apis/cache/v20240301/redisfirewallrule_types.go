@@ -52,7 +52,9 @@ type RedisFirewallRuleSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// redis cache firewall rule properties
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *RedisFirewallRuleProperties `json:"properties,omitempty"`
 }
 

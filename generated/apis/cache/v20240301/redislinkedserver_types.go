@@ -55,7 +55,9 @@ type RedisLinkedServerSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// Properties required to create a linked server.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *RedisLinkedServerCreateProperties `json:"properties,omitempty"`
 }
 

@@ -52,7 +52,9 @@ type RedisPatchScheduleSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// List of patch schedules for a Redis cache.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *ScheduleEntries `json:"properties,omitempty"`
 }
 

@@ -7,7 +7,9 @@ import core "github.com/armature-dev/armature/api/core"
 // Managed service identity (system assigned and/or user assigned identities)
 type ManagedServiceIdentity struct {
 	// Type of managed service identity (where both SystemAssigned and UserAssigned types are allowed).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *ManagedServiceIdentityType `json:"type,omitempty"`
 
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
@@ -44,7 +46,9 @@ type PrivateEndpointConnectionProperties struct {
 	PrivateEndpoint *PrivateEndpoint `json:"privateEndpoint,omitempty"`
 
 	// A collection of information about the state of the connection between service consumer and provider.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PrivateLinkServiceConnectionState *PrivateLinkServiceConnectionState `json:"privateLinkServiceConnectionState,omitempty"`
 }
 
@@ -111,16 +115,22 @@ type PrivateLinkServiceConnectionState_STATUS struct {
 // Properties for an access policy assignment
 type RedisCacheAccessPolicyAssignmentProperties struct {
 	// The name of the access policy that is being assigned
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^([a-zA-Z0-9][a-zA-Z0-9- ]*[a-zA-Z0-9]|[a-zA-Z0-9])$`
 	AccessPolicyName *string `json:"accessPolicyName,omitempty"`
 
 	// Object Id to assign access policy to
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ObjectId *string `json:"objectId,omitempty"`
 
 	// User friendly name for object id. Also represents username for token based authentication
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ObjectIdAlias *string `json:"objectIdAlias,omitempty"`
 }
 
@@ -142,7 +152,9 @@ type RedisCacheAccessPolicyAssignmentProperties_STATUS struct {
 // All properties of an access policy.
 type RedisCacheAccessPolicyProperties struct {
 	// Permissions for the access policy. Learn how to configure permissions at https://aka.ms/redis/AADPreRequisites
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Permissions *string `json:"permissions,omitempty"`
 }
 
@@ -197,7 +209,9 @@ type RedisCreateProperties struct {
 	ShardCount *int32 `json:"shardCount,omitempty"`
 
 	// The SKU of the Redis cache to deploy.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Static IP address. Optionally, may be specified when deploying a Redis cache inside an existing Azure Virtual Network; auto assigned by default.
@@ -292,11 +306,15 @@ type RedisCreatePropertiesRedisConfiguration struct {
 // Specifies a range of IP addresses permitted to connect to the cache
 type RedisFirewallRuleProperties struct {
 	// highest IP address included in the range
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	EndIP *string `json:"endIP,omitempty"`
 
 	// lowest IP address included in the range
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	StartIP *string `json:"startIP,omitempty"`
 }
 
@@ -333,18 +351,24 @@ type RedisInstanceDetails_STATUS struct {
 // Create properties for a linked server
 type RedisLinkedServerCreateProperties struct {
 	// Fully qualified resourceId of the linked redis cache.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	LinkedRedisCacheId *string `json:"linkedRedisCacheId,omitempty"`
 
 	// linkedRedisCacheIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as linkedRedisCacheId; set one of the two (docs/references.md). Create-only, as linkedRedisCacheId is.
 	LinkedRedisCacheIdRef *core.ObjectReference `json:"linkedRedisCacheIdRef,omitempty"`
 
 	// Location of the linked redis cache.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	LinkedRedisCacheLocation *string `json:"linkedRedisCacheLocation,omitempty"`
 
 	// Role of the linked server.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ServerRole *ReplicationRole `json:"serverRole,omitempty"`
 }
 
@@ -495,7 +519,9 @@ type RedisProperties_STATUS struct {
 // List of patch schedules for a Redis cache.
 type ScheduleEntries struct {
 	// List of patch schedules for a Redis cache.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ScheduleEntries []ScheduleEntry `json:"scheduleEntries,omitempty"`
 }
 
@@ -508,7 +534,9 @@ type ScheduleEntries_STATUS struct {
 // Patch schedule entry for a Premium Redis Cache.
 type ScheduleEntry struct {
 	// Day of the week when a cache can be patched.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DayOfWeek *DayOfWeek `json:"dayOfWeek,omitempty"`
 
 	// ISO8601 timespan specifying how much time cache patching can take.
@@ -516,7 +544,9 @@ type ScheduleEntry struct {
 	MaintenanceWindow *string `json:"maintenanceWindow,omitempty"`
 
 	// Start hour after which cache patching can start.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	StartHourUtc *int32 `json:"startHourUtc,omitempty"`
 }
 
@@ -535,15 +565,21 @@ type ScheduleEntry_STATUS struct {
 // SKU parameters supplied to the create Redis operation.
 type Sku struct {
 	// The size of the Redis cache to deploy. Valid values: for C (Basic/Standard) family (0, 1, 2, 3, 4, 5, 6), for P (Premium) family (1, 2, 3, 4).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Capacity *int32 `json:"capacity,omitempty"`
 
 	// The SKU family to use. Valid values: (C, P). (C = Basic/Standard, P = Premium).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Family *SkuFamily `json:"family,omitempty"`
 
 	// The type of Redis cache to deploy. Valid values: (Basic, Standard, Premium)
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *SkuName `json:"name,omitempty"`
 }
 

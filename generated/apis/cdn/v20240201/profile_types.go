@@ -58,7 +58,9 @@ type ProfileSpec struct {
 	Identity *ManagedServiceIdentity `json:"identity,omitempty"`
 
 	// Resource location.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// The JSON object that contains the properties required to create a profile.
@@ -66,7 +68,9 @@ type ProfileSpec struct {
 	Properties *ProfileProperties `json:"properties,omitempty"`
 
 	// The pricing tier (defines Azure Front Door Standard or Premium or a CDN provider, feature list and rate) of the profile.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Resource tags.

@@ -28,7 +28,9 @@ type DeepCreatedCustomDomain_STATUS struct {
 // The main origin of CDN content which is added when creating a CDN endpoint.
 type DeepCreatedOrigin struct {
 	// Origin name which must be unique within the endpoint.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Properties of the origin created on the CDN endpoint.
@@ -39,7 +41,9 @@ type DeepCreatedOrigin struct {
 // The origin group for CDN content which is added when creating a CDN endpoint. Traffic is sent to the origins within the origin group based on origin health.
 type DeepCreatedOriginGroup struct {
 	// Origin group name which must be unique within the endpoint.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Properties of the origin group created on the CDN endpoint.
@@ -54,7 +58,9 @@ type DeepCreatedOriginGroupProperties struct {
 	HealthProbeSettings *HealthProbeParameters `json:"healthProbeSettings,omitempty"`
 
 	// The source of the content being delivered via CDN within given origin group.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Origins []ResourceReference `json:"origins,omitempty"`
 
 	// The JSON object that contains the properties to determine origin health using real requests/responses.This property is currently not supported.
@@ -99,7 +105,9 @@ type DeepCreatedOriginProperties struct {
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// The address of the origin. It can be a domain name, IPv4 address, or IPv6 address. This should be unique across all origins in an endpoint.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	HostName *string `json:"hostName,omitempty"`
 
 	// The value of the HTTP port. Must be between 1 and 65535.
@@ -201,7 +209,9 @@ type DeepCreatedOrigin_STATUS struct {
 // A rule that specifies a set of actions and conditions
 type DeliveryRule struct {
 	// A list of actions that are executed when all the conditions of a rule are satisfied.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Actions []DeliveryRuleAction2 `json:"actions,omitempty"`
 
 	// A list of conditions that must be matched for the actions to be executed
@@ -213,14 +223,18 @@ type DeliveryRule struct {
 	Name *string `json:"name,omitempty"`
 
 	// The order in which the rules are applied for the endpoint. Possible values {0,1,2,3,………}. A rule with a lesser order will be applied before a rule with a greater order. Rule with order 0 is a special rule. It does not require any condition and actions listed in it will always be applied.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Order *int32 `json:"order,omitempty"`
 }
 
 // An action for the delivery rule.
 type DeliveryRuleAction2 struct {
 	// The name of the action for the delivery rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *DeliveryRuleAction `json:"name,omitempty"`
 
 	// Defines the parameters for the action.
@@ -244,7 +258,9 @@ type DeliveryRuleAction_STATUS struct {
 // A condition for the delivery rule.
 type DeliveryRuleCondition struct {
 	// The name of the condition for the delivery rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *MatchVariable `json:"name,omitempty"`
 
 	// Defines the parameters for the condition.
@@ -327,7 +343,9 @@ type EndpointProperties struct {
 	OriginPath *string `json:"originPath,omitempty"`
 
 	// The source of the content being delivered via CDN.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Origins []DeepCreatedOrigin `json:"origins,omitempty"`
 
 	// Path to a file hosted on the origin which helps accelerate delivery of the dynamic content and calculate the most optimal routes for the CDN. This is relative to the origin path. This property is only relevant when using a single origin.
@@ -354,7 +372,9 @@ type EndpointPropertiesDeliveryPolicy struct {
 	Description *string `json:"description,omitempty"`
 
 	// A list of the delivery rules.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Rules []DeliveryRule `json:"rules,omitempty"`
 }
 
@@ -449,15 +469,21 @@ type EndpointProperties_STATUS struct {
 // Rules defining user's geo access within a CDN endpoint.
 type GeoFilter struct {
 	// Action of the geo filter, i.e. allow or block access.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Action *GeoFilterActions `json:"action,omitempty"`
 
 	// Two letter country or region codes defining user country or region access in a geo filter, e.g. AU, MX, US.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CountryCodes []string `json:"countryCodes,omitempty"`
 
 	// Relative path applicable to geo filter. (e.g. '/mypictures', '/mypicture/kitty.jpg', and etc.)
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	RelativePath *string `json:"relativePath,omitempty"`
 }
 
@@ -536,26 +562,37 @@ type HttpErrorRangeParameters_STATUS struct {
 // Describes the parameters for using a user's KeyVault for URL Signing Key.
 type KeyVaultSigningKeyParameters struct {
 	// Resource group of the user's Key Vault containing the secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ResourceGroupName *string `json:"resourceGroupName,omitempty"`
 
 	// The name of secret in Key Vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SecretName *string `json:"secretName,omitempty"`
 
 	// The version(GUID) of secret in Key Vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SecretVersion *string `json:"secretVersion,omitempty"`
 
 	// Subscription Id of the user's Key Vault containing the secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SubscriptionId *string `json:"subscriptionId,omitempty"`
 
-	// +kubebuilder:validation:Required
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	TypeName *KeyVaultSigningKeyParametersTypeName `json:"typeName,omitempty"`
 
 	// The name of the user's Key Vault containing the secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	VaultName *string `json:"vaultName,omitempty"`
 }
 
@@ -582,7 +619,9 @@ type KeyVaultSigningKeyParameters_STATUS struct {
 // Managed service identity (system assigned and/or user assigned identities)
 type ManagedServiceIdentity struct {
 	// Type of managed service identity (where both SystemAssigned and UserAssigned types are allowed).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *ManagedServiceIdentityType `json:"type,omitempty"`
 
 	// The set of user assigned identities associated with the resource. The userAssignedIdentities dictionary keys will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}. The dictionary values can be empty objects ({}) in requests.
@@ -665,7 +704,9 @@ type ProfileProperties_STATUS struct {
 // Defines the contents of the log scrubbing rules.
 type ProfileScrubbingRules struct {
 	// The variable to be scrubbed from the logs.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	MatchVariable *ScrubbingRuleEntryMatchVariable `json:"matchVariable,omitempty"`
 
 	// When matchVariable is a collection, operator used to specify which elements in the collection this rule applies to.
@@ -673,7 +714,9 @@ type ProfileScrubbingRules struct {
 	Selector *string `json:"selector,omitempty"`
 
 	// When matchVariable is a collection, operate on the selector to specify which elements in the collection this rule applies to.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SelectorMatchOperator *ScrubbingRuleEntryMatchOperator `json:"selectorMatchOperator,omitempty"`
 
 	// Defines the state of a log scrubbing rule. Default value is enabled.
@@ -802,11 +845,15 @@ type SystemData_STATUS struct {
 // Url signing key
 type UrlSigningKey struct {
 	// Defines the customer defined key Id. This id will exist in the incoming request to indicate the key used to form the hash.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyId *string `json:"keyId,omitempty"`
 
 	// Defines the parameters for using customer key vault for Url Signing Key.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeySourceParameters *KeyVaultSigningKeyParameters `json:"keySourceParameters,omitempty"`
 }
 

@@ -58,7 +58,9 @@ type DiskEncryptionSetSpec struct {
 	Identity *EncryptionSetIdentity `json:"identity,omitempty"`
 
 	// Resource location
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// +optional

@@ -37,11 +37,15 @@ type ApiError_STATUS struct {
 // Indicates the error details if the background copy of a resource created via the CopyStart operation fails.
 type CopyCompletionError struct {
 	// Indicates the error code if the background copy of a resource created via the CopyStart operation fails.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ErrorCode *CopyCompletionErrorReason `json:"errorCode,omitempty"`
 
 	// Indicates the error message if the background copy of a resource created via the CopyStart operation fails.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ErrorMessage *string `json:"errorMessage,omitempty"`
 }
 
@@ -57,7 +61,9 @@ type CopyCompletionError_STATUS struct {
 // Data used when creating a disk.
 type CreationData struct {
 	// This enumerates the possible sources of a disk's creation.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreateOption *DiskCreateOption `json:"createOption,omitempty"`
 
 	// Required if createOption is CopyFromSanSnapshot. This is the ARM id of the source elastic san volume snapshot.
@@ -164,7 +170,9 @@ type DiskProperties struct {
 	CompletionPercent *float64 `json:"completionPercent,omitempty"`
 
 	// Disk source information. CreationData information cannot be changed after the disk has been created.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreationData *CreationData `json:"creationData,omitempty"`
 
 	// Additional authentication requirements when exporting or uploading to a disk or snapshot.
@@ -494,7 +502,9 @@ type EncryptionSetProperties_STATUS struct {
 // Encryption settings for disk or snapshot
 type EncryptionSettingsCollection struct {
 	// Set this flag to true and provide DiskEncryptionKey and optional KeyEncryptionKey to enable encryption. Set this flag to false and remove DiskEncryptionKey and KeyEncryptionKey to disable encryption. If EncryptionSettings is null in the request object, the existing settings remain unchanged.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// A collection of encryption settings, one for each disk volume.
@@ -616,7 +626,9 @@ type InnerError_STATUS struct {
 // Key Vault Key Url to be used for server side encryption of Managed Disks and Snapshots
 type KeyForDiskEncryptionSet struct {
 	// Fully versioned Key Url pointing to a key in KeyVault. Version segment of the Url is required regardless of rotationToLatestKeyVersionEnabled value.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyUrl *string `json:"keyUrl,omitempty"`
 
 	// Resource id of the KeyVault containing the key or secret. This property is optional and cannot be used if the KeyVault subscription is not the same as the Disk Encryption Set subscription.
@@ -636,11 +648,15 @@ type KeyForDiskEncryptionSet_STATUS struct {
 // Key Vault Key Url and vault id of KeK, KeK is optional and when provided is used to unwrap the encryptionKey
 type KeyVaultAndKeyReference struct {
 	// Url pointing to a key or secret in KeyVault
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyUrl *string `json:"keyUrl,omitempty"`
 
 	// Resource id of the KeyVault containing the key or secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceVault *SourceVault `json:"sourceVault,omitempty"`
 }
 
@@ -656,11 +672,15 @@ type KeyVaultAndKeyReference_STATUS struct {
 // Key Vault Secret Url and vault id of the encryption key
 type KeyVaultAndSecretReference struct {
 	// Url pointing to a key or secret in KeyVault
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SecretUrl *string `json:"secretUrl,omitempty"`
 
 	// Resource id of the KeyVault containing the key or secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceVault *SourceVault `json:"sourceVault,omitempty"`
 }
 
@@ -682,11 +702,15 @@ type PropertyUpdatesInProgress_STATUS struct {
 // Used for establishing the purchase context of any 3rd Party artifact through MarketPlace.
 type PurchasePlan struct {
 	// The plan ID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Specifies the product of the image from the marketplace. This is the same value as Offer under the imageReference element.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Product *string `json:"product,omitempty"`
 
 	// The Offer Promotion Code.
@@ -694,7 +718,9 @@ type PurchasePlan struct {
 	PromotionCode *string `json:"promotionCode,omitempty"`
 
 	// The publisher ID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Publisher *string `json:"publisher,omitempty"`
 }
 
@@ -730,7 +756,9 @@ type SnapshotProperties struct {
 	CopyCompletionError *CopyCompletionError `json:"copyCompletionError,omitempty"`
 
 	// Disk source information. CreationData information cannot be changed after the disk has been created.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreationData *CreationData `json:"creationData,omitempty"`
 
 	// Additional authentication requirements when exporting or uploading to a disk or snapshot.

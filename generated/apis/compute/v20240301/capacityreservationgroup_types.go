@@ -54,7 +54,9 @@ type CapacityReservationGroupSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// Resource location
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// capacity reservation group Properties.

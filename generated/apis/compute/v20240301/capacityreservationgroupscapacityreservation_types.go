@@ -55,7 +55,9 @@ type CapacityReservationGroupsCapacityReservationSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// Resource location
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Properties of the Capacity reservation.
@@ -63,7 +65,9 @@ type CapacityReservationGroupsCapacityReservationSpec struct {
 	Properties *CapacityReservationProperties `json:"properties,omitempty"`
 
 	// SKU of the resource for which capacity needs be reserved. The SKU name and capacity is required to be set. Currently VM Skus with the capability called 'CapacityReservationSupported' set to true are supported. Refer to List Microsoft.Compute SKUs in a region (https://docs.microsoft.com/rest/api/compute/resourceskus/list) for supported values.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Resource tags

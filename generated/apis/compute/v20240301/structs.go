@@ -361,7 +361,9 @@ type DataDisk struct {
 	Caching *CachingTypes `json:"caching,omitempty"`
 
 	// Specifies how the virtual machine disk should be created. Possible values are **Attach:** This value is used when you are using a specialized disk to create the virtual machine. **FromImage:** This value is used when you are using an image to create the virtual machine data disk. If you are using a platform image, you should also use the imageReference element described above. If you are using a marketplace image, you should also use the plan element previously described. **Empty:** This value is used when creating an empty data disk. **Copy:** This value is used to create a data disk from a snapshot or another disk. **Restore:** This value is used to create a data disk from a disk restore point.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreateOption *DiskCreateOptionTypes `json:"createOption,omitempty"`
 
 	// Specifies whether data disk should be deleted or detached upon VM deletion. Possible values are: **Delete.** If this value is used, the data disk is deleted when VM is deleted. **Detach.** If this value is used, the data disk is retained after VM is deleted. The default value is set to **Detach**.
@@ -381,7 +383,9 @@ type DataDisk struct {
 	Image *VirtualHardDisk `json:"image,omitempty"`
 
 	// Specifies the logical unit number of the data disk. This value is used to identify data disks within the VM and therefore must be unique for each data disk attached to a VM.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Lun *int32 `json:"lun,omitempty"`
 
 	// The managed disk parameters.
@@ -633,7 +637,9 @@ type ImageDataDisk struct {
 	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
 
 	// Specifies the logical unit number of the data disk. This value is used to identify data disks within the VM and therefore must be unique for each data disk attached to a VM.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Lun *int32 `json:"lun,omitempty"`
 
 	// The managedDisk.
@@ -699,11 +705,15 @@ type ImageOSDisk struct {
 	ManagedDisk *SubResource `json:"managedDisk,omitempty"`
 
 	// The OS State. For managed images, use Generalized.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	OsState *OperatingSystemStateTypes `json:"osState,omitempty"`
 
 	// This property allows you to specify the type of the OS that is included in the disk if creating a VM from a custom image. Possible values are: **Windows,** **Linux.**
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	OsType *OperatingSystemTypes `json:"osType,omitempty"`
 
 	// The snapshot.
@@ -893,11 +903,15 @@ type InstanceViewStatus_STATUS struct {
 // Describes a reference to Key Vault Key
 type KeyVaultKeyReference struct {
 	// The URL referencing a key encryption key in Key Vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyUrl *string `json:"keyUrl,omitempty"`
 
 	// The relative URL of the Key Vault containing the key.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceVault *SubResource `json:"sourceVault,omitempty"`
 }
 
@@ -913,11 +927,15 @@ type KeyVaultKeyReference_STATUS struct {
 // Describes a reference to Key Vault Secret
 type KeyVaultSecretReference struct {
 	// The URL referencing a secret in a Key Vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SecretUrl *string `json:"secretUrl,omitempty"`
 
 	// The relative URL of the Key Vault containing the secret.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceVault *SubResource `json:"sourceVault,omitempty"`
 }
 
@@ -1192,7 +1210,9 @@ type OSDisk struct {
 	Caching *CachingTypes `json:"caching,omitempty"`
 
 	// Specifies how the virtual machine disk should be created. Possible values are **Attach:** This value is used when you are using a specialized disk to create the virtual machine. **FromImage:** This value is used when you are using an image to create the virtual machine. If you are using a platform image, you should also use the imageReference element described above. If you are using a marketplace image, you should also use the plan element previously described.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreateOption *DiskCreateOptionTypes `json:"createOption,omitempty"`
 
 	// Specifies whether OS Disk should be deleted or detached upon VM deletion. Possible values are: **Delete.** If this value is used, the OS disk is deleted when VM is deleted. **Detach.** If this value is used, the os disk is retained after VM is deleted. The default value is set to **Detach**. For an ephemeral OS Disk, the default value is set to **Delete**. The user cannot change the delete option for an ephemeral OS Disk.
@@ -1713,7 +1733,9 @@ type SecurityPostureReference struct {
 	ExcludeExtensions []string `json:"excludeExtensions,omitempty"`
 
 	// The security posture reference id in the form of /CommunityGalleries/{communityGalleryName}/securityPostures/{securityPostureName}/versions/{major.minor.patch}|latest
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 
 	// Whether the security posture can be overridden by the user.
@@ -2054,7 +2076,9 @@ type VMGalleryApplication struct {
 	Order *int32 `json:"order,omitempty"`
 
 	// Specifies the GalleryApplicationVersion resource id on the form of /subscriptions/{SubscriptionId}/resourceGroups/{ResourceGroupName}/providers/Microsoft.Compute/galleries/{galleryName}/applications/{application}/versions/{version}
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PackageReferenceId *string `json:"packageReferenceId,omitempty"`
 
 	// Optional, Specifies a passthrough value for more generic context.
@@ -2433,7 +2457,9 @@ type VirtualMachineIpTag_STATUS struct {
 // Describes a virtual machine network interface configurations.
 type VirtualMachineNetworkInterfaceConfiguration struct {
 	// The network interface configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machine network profile's IP configuration.
@@ -2479,7 +2505,9 @@ type VirtualMachineNetworkInterfaceConfigurationProperties struct {
 	EnableIPForwarding *bool `json:"enableIPForwarding,omitempty"`
 
 	// Specifies the IP configurations of the network interface.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	IpConfigurations []VirtualMachineNetworkInterfaceIPConfiguration `json:"ipConfigurations,omitempty"`
 
 	// The network security group.
@@ -2554,7 +2582,9 @@ type VirtualMachineNetworkInterfaceDnsSettingsConfiguration_STATUS struct {
 // Describes a virtual machine network profile's IP configuration.
 type VirtualMachineNetworkInterfaceIPConfiguration struct {
 	// The IP configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machine network interface IP configuration properties.
@@ -2820,7 +2850,9 @@ type VirtualMachineProperties_STATUS struct {
 // Describes a virtual machines IP Configuration's PublicIPAddress configuration
 type VirtualMachinePublicIPAddressConfiguration struct {
 	// The publicIP address configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machines IP Configuration's PublicIPAddress configuration
@@ -2902,7 +2934,9 @@ type VirtualMachinePublicIPAddressConfiguration_STATUS struct {
 // Describes a virtual machines network configuration's DNS settings.
 type VirtualMachinePublicIPAddressDnsSettingsConfiguration struct {
 	// The Domain name label prefix of the PublicIPAddress resources that will be created. The generated name label is the concatenation of the domain name label and vm network profile unique ID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DomainNameLabel *string `json:"domainNameLabel,omitempty"`
 
 	// The Domain name label scope of the PublicIPAddress resources that will be created. The generated name label is the concatenation of the hashed domain name label with policy according to the domain name label scope and vm network profile unique ID.
@@ -2926,7 +2960,9 @@ type VirtualMachineScaleSetDataDisk struct {
 	Caching *CachingTypes `json:"caching,omitempty"`
 
 	// The create option.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreateOption *DiskCreateOptionTypes `json:"createOption,omitempty"`
 
 	// Specifies whether data disk should be deleted or detached upon VMSS Flex deletion (This feature is available for VMSS with Flexible OrchestrationMode only).<br><br> Possible values: <br><br> **Delete** If this value is used, the data disk is deleted when the VMSS Flex VM is deleted.<br><br> **Detach** If this value is used, the data disk is retained after VMSS Flex VM is deleted.<br><br> The default value is set to **Delete**.
@@ -2946,7 +2982,9 @@ type VirtualMachineScaleSetDataDisk struct {
 	DiskSizeGB *int32 `json:"diskSizeGB,omitempty"`
 
 	// Specifies the logical unit number of the data disk. This value is used to identify data disks within the VM and therefore must be unique for each data disk attached to a VM.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Lun *int32 `json:"lun,omitempty"`
 
 	// The managed disk parameters.
@@ -3151,7 +3189,9 @@ type VirtualMachineScaleSetHardwareProfile_STATUS struct {
 // Describes a virtual machine scale set network profile's IP configuration.
 type VirtualMachineScaleSetIPConfiguration struct {
 	// The IP configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machine scale set network profile's IP configuration properties.
@@ -3322,7 +3362,9 @@ type VirtualMachineScaleSetManagedDiskParameters_STATUS struct {
 // Describes a virtual machine scale set network profile's network configurations.
 type VirtualMachineScaleSetNetworkConfiguration struct {
 	// The network configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machine scale set network profile's IP configuration.
@@ -3378,7 +3420,9 @@ type VirtualMachineScaleSetNetworkConfigurationProperties struct {
 	EnableIPForwarding *bool `json:"enableIPForwarding,omitempty"`
 
 	// Specifies the IP configurations of the network interface.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	IpConfigurations []VirtualMachineScaleSetIPConfiguration `json:"ipConfigurations,omitempty"`
 
 	// The network security group.
@@ -3469,7 +3513,9 @@ type VirtualMachineScaleSetOSDisk struct {
 	Caching *CachingTypes `json:"caching,omitempty"`
 
 	// Specifies how the virtual machines in the scale set should be created. The only allowed value is: **FromImage.** This value is used when you are using an image to create the virtual machine. If you are using a platform image, you also use the imageReference element described above. If you are using a marketplace image, you  also use the plan element previously described.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	CreateOption *DiskCreateOptionTypes `json:"createOption,omitempty"`
 
 	// Specifies whether OS Disk should be deleted or detached upon VMSS Flex deletion (This feature is available for VMSS with Flexible OrchestrationMode only). <br><br> Possible values: <br><br> **Delete** If this value is used, the OS disk is deleted when VMSS Flex VM is deleted.<br><br> **Detach** If this value is used, the OS disk is retained after VMSS Flex VM is deleted. <br><br> The default value is set to **Delete**. For an Ephemeral OS Disk, the default value is set to **Delete**. User cannot change the delete option for Ephemeral OS Disk.
@@ -3755,7 +3801,9 @@ type VirtualMachineScaleSetProperties_STATUS struct {
 // Describes a virtual machines scale set IP Configuration's PublicIPAddress configuration
 type VirtualMachineScaleSetPublicIPAddressConfiguration struct {
 	// The publicIP address configuration name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Describes a virtual machines scale set IP Configuration's PublicIPAddress configuration
@@ -3770,7 +3818,9 @@ type VirtualMachineScaleSetPublicIPAddressConfiguration struct {
 // Describes a virtual machines scale sets network configuration's DNS settings.
 type VirtualMachineScaleSetPublicIPAddressConfigurationDnsSettings struct {
 	// The Domain name label.The concatenation of the domain name label and vm index will be the domain name labels of the PublicIPAddress resources that will be created
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DomainNameLabel *string `json:"domainNameLabel,omitempty"`
 
 	// The Domain name label scope.The concatenation of the hashed domain name label that generated according to the policy from domain name label scope and vm index will be the domain name labels of the PublicIPAddress resources that will be created

@@ -77,7 +77,9 @@ type ManagedClusterSpec struct {
 	Identity *ManagedClusterIdentity `json:"identity,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Properties of a managed cluster.

@@ -131,12 +131,16 @@ type ClusterUpgradeSettings_STATUS struct {
 // Profile for Linux VMs in the container service cluster.
 type ContainerServiceLinuxProfile struct {
 	// The administrator username to use for Linux VMs.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Za-z][-A-Za-z0-9_]*$`
 	AdminUsername *string `json:"adminUsername,omitempty"`
 
 	// The SSH configuration for Linux-based VMs running on Azure.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Ssh *ContainerServiceSshConfiguration `json:"ssh,omitempty"`
 }
 
@@ -266,7 +270,9 @@ type ContainerServiceNetworkProfile_STATUS struct {
 // SSH configuration for Linux-based VMs running on Azure.
 type ContainerServiceSshConfiguration struct {
 	// The list of SSH public keys used to authenticate with Linux-based VMs. A maximum of 1 key may be specified.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PublicKeys []ContainerServiceSshPublicKey `json:"publicKeys,omitempty"`
 }
 
@@ -279,7 +285,9 @@ type ContainerServiceSshConfiguration_STATUS struct {
 // Contains information about SSH certificate public key data.
 type ContainerServiceSshPublicKey struct {
 	// Certificate public key used to authenticate with VMs through SSH. The certificate must be in PEM format with or without headers.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyData *string `json:"keyData,omitempty"`
 }
 
@@ -415,7 +423,9 @@ type IstioComponents_STATUS struct {
 // Istio egress gateway configuration.
 type IstioEgressGateway struct {
 	// Whether to enable the egress gateway.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -428,11 +438,15 @@ type IstioEgressGateway_STATUS struct {
 // Istio ingress gateway configuration. For now, we support up to one external ingress gateway named `aks-istio-ingressgateway-external` and one internal ingress gateway named `aks-istio-ingressgateway-internal`.
 type IstioIngressGateway struct {
 	// Whether to enable the ingress gateway.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// Mode of an ingress gateway.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Mode *IstioIngressGatewayMode `json:"mode,omitempty"`
 }
 
@@ -738,7 +752,9 @@ type ManagedClusterAddonProfile struct {
 	Config map[string]string `json:"config,omitempty"`
 
 	// Whether the add-on is enabled or not.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -844,7 +860,9 @@ type ManagedClusterAgentPoolProfile struct {
 	Mode *AgentPoolMode `json:"mode,omitempty"`
 
 	// Windows agent pool names must be 6 characters or less.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9]{0,11}$`
 	Name *string `json:"name,omitempty"`
 
@@ -1450,7 +1468,9 @@ type ManagedClusterAzureMonitorProfileKubeStateMetrics_STATUS struct {
 // Metrics profile for the Azure Monitor managed service for Prometheus addon. Collect out-of-the-box Kubernetes infrastructure metrics to send to an Azure Monitor Workspace and configure additional scraping for custom targets. See aka.ms/AzureManagedPrometheus for an overview.
 type ManagedClusterAzureMonitorProfileMetrics struct {
 	// Whether to enable or disable the Azure Managed Prometheus addon for Prometheus monitoring. See aka.ms/AzureManagedPrometheus-aks-enable for details on enabling and disabling.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// Kube State Metrics profile for the Azure Managed Prometheus addon. These optional settings are for the kube-state-metrics pod that is deployed with the addon. See aka.ms/AzureManagedPrometheus-optional-parameters for details.
@@ -1802,30 +1822,42 @@ type ManagedClusterPodIdentity struct {
 	BindingSelector *string `json:"bindingSelector,omitempty"`
 
 	// The user assigned identity details.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Identity *UserAssignedIdentity `json:"identity,omitempty"`
 
 	// The name of the pod identity.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// The namespace of the pod identity.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Namespace *string `json:"namespace,omitempty"`
 }
 
 // See [disable AAD Pod Identity for a specific Pod/Application](https://azure.github.io/aad-pod-identity/docs/configure/application_exception/) for more details.
 type ManagedClusterPodIdentityException struct {
 	// The name of the pod identity exception.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// The namespace of the pod identity exception.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Namespace *string `json:"namespace,omitempty"`
 
 	// The pod labels to match.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PodLabels map[string]string `json:"podLabels,omitempty"`
 }
 
@@ -2437,7 +2469,9 @@ type ManagedClusterSecurityProfile_STATUS struct {
 // Information about a service principal identity for the cluster to use for manipulating Azure APIs.
 type ManagedClusterServicePrincipalProfile struct {
 	// The ID for the service principal.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ClientId *string `json:"clientId,omitempty"`
 
 	// The secret password associated with the service principal in plain text.
@@ -2544,7 +2578,9 @@ type ManagedClusterWindowsProfile struct {
 	AdminPassword *core.SecretKeyReference `json:"adminPassword,omitempty"`
 
 	// Specifies the name of the administrator account. <br><br> **Restriction:** Cannot end in "." <br><br> **Disallowed values:** "administrator", "admin", "user", "user1", "test", "user2", "test1", "user3", "admin1", "1", "123", "a", "actuser", "adm", "admin2", "aspnet", "backup", "console", "david", "guest", "john", "owner", "root", "server", "sql", "support", "support_388945a0", "sys", "test2", "test3", "user4", "user5". <br><br> **Minimum-length:** 1 character <br><br> **Max-length:** 20 characters
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	AdminUsername *string `json:"adminUsername,omitempty"`
 
 	// For more details on CSI proxy, see the [CSI proxy GitHub repo](https://github.com/kubernetes-csi/csi-proxy).
@@ -2589,7 +2625,9 @@ type ManagedClusterWorkloadAutoScalerProfile struct {
 // KEDA (Kubernetes Event-driven Autoscaling) settings for the workload auto-scaler profile.
 type ManagedClusterWorkloadAutoScalerProfileKeda struct {
 	// Whether to enable KEDA.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -2602,7 +2640,9 @@ type ManagedClusterWorkloadAutoScalerProfileKeda_STATUS struct {
 // VPA (Vertical Pod Autoscaler) settings for the workload auto-scaler profile.
 type ManagedClusterWorkloadAutoScalerProfileVerticalPodAutoscaler struct {
 	// Whether to enable VPA. Default value is false.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -2732,7 +2772,9 @@ type ServiceMeshProfile struct {
 	Istio *IstioServiceMesh `json:"istio,omitempty"`
 
 	// Mode of the service mesh.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Mode *ServiceMeshMode `json:"mode,omitempty"`
 }
 

@@ -74,7 +74,9 @@ type DatabaseAccountSpec struct {
 	Location *string `json:"location,omitempty"`
 
 	// Properties to create and update Azure Cosmos DB database accounts.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *DatabaseAccountCreateUpdateProperties `json:"properties,omitempty"`
 
 	// Tags are a list of key-value pairs that describe the resource. These tags can be used in viewing and grouping this resource (across resource groups). A maximum of 15 tags can be provided for a resource. Each tag must have a key no greater than 128 characters and value no greater than 256 characters. For example, the default experience for a template type is set with "defaultExperience": "Cassandra". Current "defaultExperience" values also include "Table", "Graph", "DocumentDB", and "MongoDB".

@@ -64,7 +64,9 @@ type BackupPolicy struct {
 	PeriodicModeProperties *PeriodicModeProperties `json:"periodicModeProperties,omitempty"`
 
 	// Describes the mode of backups.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *BackupPolicyType `json:"type,omitempty"`
 }
 
@@ -140,19 +142,27 @@ type Capacity_STATUS struct {
 // .
 type ClientEncryptionIncludedPath struct {
 	// The identifier of the Client Encryption Key to be used to encrypt the path.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ClientEncryptionKeyId *string `json:"clientEncryptionKeyId,omitempty"`
 
 	// The encryption algorithm which will be used. Eg - AEAD_AES_256_CBC_HMAC_SHA256.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	EncryptionAlgorithm *string `json:"encryptionAlgorithm,omitempty"`
 
 	// The type of encryption to be performed. Eg - Deterministic, Randomized.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	EncryptionType *string `json:"encryptionType,omitempty"`
 
 	// Path that needs to be encrypted.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Path *string `json:"path,omitempty"`
 }
 
@@ -174,11 +184,15 @@ type ClientEncryptionIncludedPath_STATUS struct {
 // Cosmos DB client encryption policy.
 type ClientEncryptionPolicy struct {
 	// Paths of the item that need encryption along with path-specific settings.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	IncludedPaths []ClientEncryptionIncludedPath `json:"includedPaths,omitempty"`
 
 	// Version of the client encryption policy definition. Supported versions are 1 and 2. Version 2 supports id and partition key path encryption.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=2
 	PolicyFormatVersion *int32 `json:"policyFormatVersion,omitempty"`
@@ -263,7 +277,9 @@ type ConflictResolutionPolicy_STATUS struct {
 // The consistency policy for the Cosmos DB database account.
 type ConsistencyPolicy struct {
 	// The default consistency level and configuration settings of the Cosmos DB account.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DefaultConsistencyLevel *DefaultConsistencyLevel `json:"defaultConsistencyLevel,omitempty"`
 
 	// When used with the Bounded Staleness consistency level, this value represents the time amount of staleness (in seconds) tolerated. Accepted range for this value is 5 - 86400. Required when defaultConsistencyPolicy is set to 'BoundedStaleness'.
@@ -347,7 +363,9 @@ type CorsPolicy struct {
 	AllowedMethods *string `json:"allowedMethods,omitempty"`
 
 	// The origin domains that are permitted to make a request against the service via CORS.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	AllowedOrigins *string `json:"allowedOrigins,omitempty"`
 
 	// The response headers that may be sent in the response to the CORS request and exposed by the browser to the request issuer.
@@ -433,7 +451,9 @@ type DatabaseAccountCreateUpdateProperties struct {
 	CustomerManagedKeyStatus *string `json:"customerManagedKeyStatus,omitempty"`
 
 	// The offer type for the database
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DatabaseAccountOfferType *DatabaseAccountOfferType `json:"databaseAccountOfferType,omitempty"`
 
 	// The default identity for accessing key vault used in features like customer managed keys. The default identity needs to be explicitly set by the users. It can be "FirstPartyIdentity", "SystemAssignedIdentity" and more.
@@ -489,7 +509,9 @@ type DatabaseAccountCreateUpdateProperties struct {
 	KeyVaultKeyUri *string `json:"keyVaultKeyUri,omitempty"`
 
 	// An array that contains the georeplication locations enabled for the Cosmos DB account.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Locations []Location `json:"locations,omitempty"`
 
 	// Indicates the minimum allowed Tls version. The default value is Tls 1.2. Cassandra and Mongo APIs only work with Tls 1.2.
@@ -1076,7 +1098,9 @@ type SqlContainerCreateUpdateProperties struct {
 	Options *CreateUpdateOptions `json:"options,omitempty"`
 
 	// The standard JSON format of a container
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Resource *SqlContainerResource `json:"resource,omitempty"`
 }
 
@@ -1168,7 +1192,9 @@ type SqlContainerResource struct {
 	DefaultTtl *int64 `json:"defaultTtl,omitempty"`
 
 	// Name of the Cosmos DB SQL container
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 
 	// The configuration of the indexing policy. By default, the indexing is automatic for all document paths within the container
@@ -1195,7 +1221,9 @@ type SqlDatabaseCreateUpdateProperties struct {
 	Options *CreateUpdateOptions `json:"options,omitempty"`
 
 	// The standard JSON format of a SQL database
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Resource *SqlDatabaseResource `json:"resource,omitempty"`
 }
 
@@ -1249,7 +1277,9 @@ type SqlDatabaseResource struct {
 	CreateMode *CreateMode `json:"createMode,omitempty"`
 
 	// Name of the Cosmos DB SQL database
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 
 	// Parameters to indicate the information about the restore

@@ -11,15 +11,21 @@ type AccessPolicyEntry struct {
 	ApplicationId *string `json:"applicationId,omitempty"`
 
 	// The object ID of a user, service principal or security group in the Azure Active Directory tenant for the vault. The object ID must be unique for the list of access policies.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ObjectId *string `json:"objectId,omitempty"`
 
 	// Permissions the identity has for keys, secrets and certificates.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Permissions *Permissions `json:"permissions,omitempty"`
 
 	// The Azure Active Directory tenant ID that should be used for authenticating requests to the key vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	TenantId *string `json:"tenantId,omitempty"`
 }
 
@@ -54,7 +60,9 @@ type Action_STATUS struct {
 // A rule governing the accessibility of a vault from a specific ip address or ip range.
 type IPRule struct {
 	// An IPv4 address range in CIDR notation, such as '124.56.78.91' (simple IP address) or '124.56.78.0/24' (all addresses that start with 124.56.78).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Value *string `json:"value,omitempty"`
 }
 
@@ -450,11 +458,15 @@ type SecretProperties_STATUS struct {
 // SKU details
 type Sku struct {
 	// SKU family name
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Family *SkuFamily `json:"family,omitempty"`
 
 	// SKU name to specify whether the key vault is a standard vault or a premium vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *SkuName `json:"name,omitempty"`
 }
 
@@ -555,7 +567,9 @@ type VaultProperties struct {
 	PublicNetworkAccess *string `json:"publicNetworkAccess,omitempty"`
 
 	// SKU details
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// softDelete data retention days. It accepts >=7 and <=90.
@@ -563,7 +577,9 @@ type VaultProperties struct {
 	SoftDeleteRetentionInDays *int32 `json:"softDeleteRetentionInDays,omitempty"`
 
 	// The Azure Active Directory tenant ID that should be used for authenticating requests to the key vault.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	TenantId *string `json:"tenantId,omitempty"`
 }
 
@@ -624,7 +640,9 @@ type VaultProperties_STATUS struct {
 // A rule governing the accessibility of a vault from a specific virtual network.
 type VirtualNetworkRule struct {
 	// Full resource id of a vnet subnet, such as '/subscriptions/subid/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/test-vnet/subnets/subnet1'.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 
 	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.

@@ -53,11 +53,15 @@ type VaultSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// The supported Azure location where the key vault should be created.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Properties of the vault
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *VaultProperties `json:"properties,omitempty"`
 
 	// The tags that will be assigned to the key vault.

@@ -52,7 +52,9 @@ type VaultsKeySpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// The properties of the key to be created.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *KeyProperties `json:"properties,omitempty"`
 
 	// The tags that will be assigned to the key.

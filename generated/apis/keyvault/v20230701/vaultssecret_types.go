@@ -52,7 +52,9 @@ type VaultsSecretSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// Properties of the secret
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *SecretProperties `json:"properties,omitempty"`
 
 	// The tags that will be assigned to the secret.

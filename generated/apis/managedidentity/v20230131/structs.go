@@ -5,15 +5,21 @@ package v20230131
 // The properties associated with a federated identity credential.
 type FederatedIdentityCredentialProperties struct {
 	// The list of audiences that can appear in the issued token.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Audiences []string `json:"audiences,omitempty"`
 
 	// The URL of the issuer to be trusted.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Issuer *string `json:"issuer,omitempty"`
 
 	// The identifier of the external identity.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Subject *string `json:"subject,omitempty"`
 }
 

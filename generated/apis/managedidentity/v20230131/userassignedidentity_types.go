@@ -53,7 +53,9 @@ type UserAssignedIdentitySpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Resource tags.

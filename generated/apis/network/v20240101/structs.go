@@ -77,7 +77,9 @@ type ApplicationGatewayAutoscaleConfiguration struct {
 	MaxCapacity *int32 `json:"maxCapacity,omitempty"`
 
 	// Lower bound on number of Application Gateway capacity.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MinCapacity *int32 `json:"minCapacity,omitempty"`
 }
@@ -410,13 +412,17 @@ type ApplicationGatewayClientAuthConfiguration_STATUS struct {
 // Connection draining allows open connections to a backend server to be active for a specified time after the backend server got removed from the configuration.
 type ApplicationGatewayConnectionDraining struct {
 	// The number of seconds connection draining is active. Acceptable values are from 1 second to 3600 seconds.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
 	DrainTimeoutInSec *int32 `json:"drainTimeoutInSec,omitempty"`
 
 	// Whether connection draining is enabled or not.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -452,7 +458,9 @@ type ApplicationGatewayCustomError_STATUS struct {
 // Allows to disable rules within a rule group or an entire rule group.
 type ApplicationGatewayFirewallDisabledRuleGroup struct {
 	// The name of the rule group that will be disabled.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	RuleGroupName *string `json:"ruleGroupName,omitempty"`
 
 	// The list of rules that will be disabled. If null, all rules of the rule group will be disabled.
@@ -472,15 +480,21 @@ type ApplicationGatewayFirewallDisabledRuleGroup_STATUS struct {
 // Allow to exclude some variable satisfy the condition for the WAF check.
 type ApplicationGatewayFirewallExclusion struct {
 	// The variable to be excluded.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	MatchVariable *string `json:"matchVariable,omitempty"`
 
 	// When matchVariable is a collection, operator used to specify which elements in the collection this exclusion applies to.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Selector *string `json:"selector,omitempty"`
 
 	// When matchVariable is a collection, operate on the selector to specify which elements in the collection this exclusion applies to.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SelectorMatchOperator *string `json:"selectorMatchOperator,omitempty"`
 }
 
@@ -2020,7 +2034,9 @@ type ApplicationGatewayRoutingRulePropertiesFormat struct {
 	Listener *SubResource `json:"listener,omitempty"`
 
 	// Priority of the routing rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=20000
 	Priority *int32 `json:"priority,omitempty"`
@@ -2496,7 +2512,9 @@ type ApplicationGatewayWebApplicationFirewallConfiguration struct {
 	DisabledRuleGroups []ApplicationGatewayFirewallDisabledRuleGroup `json:"disabledRuleGroups,omitempty"`
 
 	// Whether the web application firewall is enabled or not.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// The exclusion list.
@@ -2509,7 +2527,9 @@ type ApplicationGatewayWebApplicationFirewallConfiguration struct {
 	FileUploadLimitInMb *int32 `json:"fileUploadLimitInMb,omitempty"`
 
 	// Web application firewall mode.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	FirewallMode *ApplicationGatewayFirewallMode `json:"firewallMode,omitempty"`
 
 	// Maximum request body size for WAF.
@@ -2529,11 +2549,15 @@ type ApplicationGatewayWebApplicationFirewallConfiguration struct {
 	RequestBodyCheck *bool `json:"requestBodyCheck,omitempty"`
 
 	// The type of the web application firewall rule set. Possible values are: 'OWASP'.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	RuleSetType *string `json:"ruleSetType,omitempty"`
 
 	// The version of the rule set type.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	RuleSetVersion *string `json:"ruleSetVersion,omitempty"`
 }
 
@@ -3157,7 +3181,9 @@ type InboundNatPool struct {
 // Properties of Inbound NAT pool.
 type InboundNatPoolPropertiesFormat struct {
 	// The port used for internal connections on the endpoint. Acceptable values are between 1 and 65535.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	BackendPort *int32 `json:"backendPort,omitempty"`
 
 	// Configures a virtual machine's endpoint for the floating IP capability required to configure a SQL AlwaysOn Availability Group. This setting is required when using the SQL AlwaysOn Availability Groups in SQL server. This setting can't be changed after you create the endpoint.
@@ -3173,11 +3199,15 @@ type InboundNatPoolPropertiesFormat struct {
 	FrontendIPConfiguration *SubResource `json:"frontendIPConfiguration,omitempty"`
 
 	// The last port number in the range of external ports that will be used to provide Inbound Nat to NICs associated with a load balancer. Acceptable values range between 1 and 65535.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	FrontendPortRangeEnd *int32 `json:"frontendPortRangeEnd,omitempty"`
 
 	// The first port number in the range of external ports that will be used to provide Inbound Nat to NICs associated with a load balancer. Acceptable values range between 1 and 65534.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	FrontendPortRangeStart *int32 `json:"frontendPortRangeStart,omitempty"`
 
 	// The timeout for the TCP idle connection. The value can be set between 4 and 30 minutes. The default value is 4 minutes. This element is only used when the protocol is set to TCP.
@@ -3185,7 +3215,9 @@ type InboundNatPoolPropertiesFormat struct {
 	IdleTimeoutInMinutes *int32 `json:"idleTimeoutInMinutes,omitempty"`
 
 	// The reference to the transport protocol used by the inbound NAT pool.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Protocol *TransportProtocol `json:"protocol,omitempty"`
 }
 
@@ -3568,7 +3600,9 @@ type LoadBalancingRulePropertiesFormat struct {
 	FrontendIPConfiguration *SubResource `json:"frontendIPConfiguration,omitempty"`
 
 	// The port for the external endpoint. Port numbers for each rule must be unique within the Load Balancer. Acceptable values are between 0 and 65534. Note that value 0 enables "Any Port".
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	FrontendPort *int32 `json:"frontendPort,omitempty"`
 
 	// The timeout for the TCP idle connection. The value can be set between 4 and 30 minutes. The default value is 4 minutes. This element is only used when the protocol is set to TCP.
@@ -3584,7 +3618,9 @@ type LoadBalancingRulePropertiesFormat struct {
 	Probe *SubResource `json:"probe,omitempty"`
 
 	// The reference to the transport protocol used by the load balancing rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Protocol *TransportProtocol `json:"protocol,omitempty"`
 }
 
@@ -4273,7 +4309,9 @@ type OutboundRulePropertiesFormat struct {
 	AllocatedOutboundPorts *int32 `json:"allocatedOutboundPorts,omitempty"`
 
 	// A reference to a pool of DIPs. Outbound traffic is randomly load balanced across IPs in the backend IPs.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	BackendAddressPool *SubResource `json:"backendAddressPool,omitempty"`
 
 	// Receive bidirectional TCP Reset on TCP flow idle timeout or unexpected connection termination. This element is only used when the protocol is set to TCP.
@@ -4281,7 +4319,9 @@ type OutboundRulePropertiesFormat struct {
 	EnableTcpReset *bool `json:"enableTcpReset,omitempty"`
 
 	// The Frontend IP addresses of the load balancer.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	FrontendIPConfigurations []SubResource `json:"frontendIPConfigurations,omitempty"`
 
 	// The timeout for the TCP idle connection.
@@ -4289,7 +4329,9 @@ type OutboundRulePropertiesFormat struct {
 	IdleTimeoutInMinutes *int64 `json:"idleTimeoutInMinutes,omitempty"`
 
 	// The protocol for the outbound rule in load balancer.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Protocol *LoadBalancerOutboundRuleProtocol `json:"protocol,omitempty"`
 }
 
@@ -4914,7 +4956,9 @@ type ProbePropertiesFormat struct {
 	NumberOfProbes *int32 `json:"numberOfProbes,omitempty"`
 
 	// The port for communicating the probe. Possible values range from 1 to 65535, inclusive.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Port *int32 `json:"port,omitempty"`
 
 	// The number of consecutive successful or failed probes in order to allow or deny traffic from being delivered to this endpoint. After failing the number of consecutive probes equal to this value, the endpoint will be taken out of rotation and require the same number of successful consecutive probes to be placed back in rotation.
@@ -4922,7 +4966,9 @@ type ProbePropertiesFormat struct {
 	ProbeThreshold *int32 `json:"probeThreshold,omitempty"`
 
 	// The protocol of the end point. If 'Tcp' is specified, a received ACK is required for the probe to be successful. If 'Http' or 'Https' is specified, a 200 OK response from the specifies URI is required for the probe to be successful.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Protocol *ProbeProtocol `json:"protocol,omitempty"`
 
 	// The URI used for requesting health status from the VM. Path is required if a protocol is set to http. Otherwise, it is not allowed. There is no default value.
@@ -5413,7 +5459,9 @@ type RoutePropertiesFormat struct {
 	NextHopIpAddress *string `json:"nextHopIpAddress,omitempty"`
 
 	// The type of Azure hop the packet should be sent to.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	NextHopType *RouteNextHopType `json:"nextHopType,omitempty"`
 }
 
@@ -5550,7 +5598,9 @@ type SecurityRule struct {
 // Security rule resource.
 type SecurityRulePropertiesFormat struct {
 	// The network traffic is allowed or denied.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Access *SecurityRuleAccess `json:"access,omitempty"`
 
 	// A description for this rule. Restricted to 140 chars.
@@ -5578,15 +5628,21 @@ type SecurityRulePropertiesFormat struct {
 	DestinationPortRanges []string `json:"destinationPortRanges,omitempty"`
 
 	// The direction of the rule. The direction specifies if rule will be evaluated on incoming or outgoing traffic.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Direction *SecurityRuleDirection `json:"direction,omitempty"`
 
 	// The priority of the rule. The value can be between 100 and 4096. The priority number must be unique for each rule in the collection. The lower the priority number, the higher the priority of the rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Priority *int32 `json:"priority,omitempty"`
 
 	// Network protocol this rule applies to.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Protocol *SecurityRuleProtocol `json:"protocol,omitempty"`
 
 	// The CIDR or source IP range. Asterisk '*' can also be used to match all source IPs. Default tags such as 'VirtualNetwork', 'AzureLoadBalancer' and 'Internet' can also be used. If this is an ingress rule, specifies where network traffic originates from.
@@ -6121,7 +6177,9 @@ type TrafficAnalyticsProperties_STATUS struct {
 // Bgp Communities sent over ExpressRoute with each route corresponding to a prefix in this VNET.
 type VirtualNetworkBgpCommunities struct {
 	// The BGP community associated with the virtual network.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	VirtualNetworkCommunity *string `json:"virtualNetworkCommunity,omitempty"`
 }
 
@@ -6137,7 +6195,9 @@ type VirtualNetworkBgpCommunities_STATUS struct {
 // Indicates if encryption is enabled on virtual network and if VM without encryption is allowed in encrypted VNet.
 type VirtualNetworkEncryption struct {
 	// Indicates if encryption is enabled on the virtual network.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// If the encrypted VNet allows VM that does not support encryption

@@ -52,10 +52,11 @@ var WorkspaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"identity", "type"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"identity", "type"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.Writable,
@@ -76,10 +77,11 @@ var WorkspaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"location"},
-			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"location"},
+			Required: true,
+			Rule:     "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
@@ -214,10 +216,11 @@ var WorkspaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "sku", "name"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "sku", "name"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.Writable,

@@ -7,7 +7,9 @@ import core "github.com/armature-dev/armature/api/core"
 // Identity for the resource.
 type Identity struct {
 	// Type of managed service identity.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *IdentityType `json:"type,omitempty"`
 
 	// The list of user identities associated with the resource. The user identity dictionary key references will be ARM resource ids in the form: '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
@@ -226,7 +228,9 @@ type WorkspaceSku struct {
 	CapacityReservationLevel *int32 `json:"capacityReservationLevel,omitempty"`
 
 	// The name of the SKU.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *WorkspaceSkuNameEnum `json:"name,omitempty"`
 }
 

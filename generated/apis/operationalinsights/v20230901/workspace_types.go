@@ -61,7 +61,9 @@ type WorkspaceSpec struct {
 	Identity *Identity `json:"identity,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Workspace properties.

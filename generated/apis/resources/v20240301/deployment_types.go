@@ -57,7 +57,9 @@ type DeploymentSpec struct {
 	Location *string `json:"location,omitempty"`
 
 	// The deployment properties.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *DeploymentProperties `json:"properties,omitempty"`
 
 	// Deployment tags

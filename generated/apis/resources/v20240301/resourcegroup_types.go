@@ -53,7 +53,9 @@ type ResourceGroupSpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// The location of the resource group. It cannot be changed after the resource group has been created. It must be one of the supported Azure locations.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// The ID of the resource that manages this resource group.

@@ -137,7 +137,9 @@ type DeploymentProperties struct {
 	ExpressionEvaluationOptions *ExpressionEvaluationOptions `json:"expressionEvaluationOptions,omitempty"`
 
 	// The mode that is used to deploy resources. This value can be either Incremental or Complete. In Incremental mode, resources are deployed without deleting existing resources that are not included in the template. In Complete mode, resources are deployed and existing resources in the resource group that are not included in the template are deleted. Be careful when using Complete mode as you may unintentionally delete resources.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Mode *DeploymentMode `json:"mode,omitempty"`
 
 	// The deployment on error behavior.
@@ -260,11 +262,15 @@ type ExpressionEvaluationOptions struct {
 // Azure Key Vault parameter reference.
 type KeyVaultParameterReference struct {
 	// Azure Key Vault reference.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyVault *KeyVaultReference `json:"keyVault,omitempty"`
 
 	// Azure Key Vault secret name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SecretName *string `json:"secretName,omitempty"`
 
 	// Azure Key Vault secret version.
@@ -275,7 +281,9 @@ type KeyVaultParameterReference struct {
 // Azure Key Vault reference.
 type KeyVaultReference struct {
 	// Azure Key Vault resource id.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 }
 
@@ -309,7 +317,9 @@ type ParametersLink struct {
 	ContentVersion *string `json:"contentVersion,omitempty"`
 
 	// The URI of the parameters file.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Uri *string `json:"uri,omitempty"`
 }
 

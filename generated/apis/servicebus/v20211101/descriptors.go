@@ -73,10 +73,11 @@ var NamespaceDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"location"},
-			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"location"},
+			Required: true,
+			Rule:     "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
@@ -289,10 +290,11 @@ var NamespaceDescriptor = descriptor.Descriptor{
 			Type:  "integer",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"sku", "name"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"sku", "name"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.Writable,

@@ -59,7 +59,9 @@ type NamespaceSpec struct {
 	Identity *Identity `json:"identity,omitempty"`
 
 	// The Geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Properties of the namespace.

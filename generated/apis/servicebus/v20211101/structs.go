@@ -568,7 +568,9 @@ type SBSku struct {
 	Capacity *int32 `json:"capacity,omitempty"`
 
 	// Name of this SKU.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *SkuName `json:"name,omitempty"`
 
 	// The billing tier of this particular SKU.

@@ -62,7 +62,9 @@ type SignalRSpec struct {
 	Kind *ServiceKind `json:"kind,omitempty"`
 
 	// The geo-location where the resource lives
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// A class that describes the properties of the resource

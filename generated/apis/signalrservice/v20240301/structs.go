@@ -158,7 +158,9 @@ type PrivateEndpointACL struct {
 	Deny []SignalRRequestType `json:"deny,omitempty"`
 
 	// Name of the private endpoint connection
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 }
 
@@ -284,7 +286,9 @@ type ResourceSku struct {
 	// The name of the SKU. Required.
 	//
 	// Allowed values: Standard_S1, Free_F1, Premium_P1, Premium_P2
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Optional tier of this particular SKU. 'Standard' or 'Free'.
@@ -422,7 +426,9 @@ type SignalRFeature struct {
 	// - EnableConnectivityLogs: "true"/"false", to enable/disable the connectivity log category respectively.
 	// - EnableMessagingLogs: "true"/"false", to enable/disable the connectivity log category respectively.
 	// - EnableLiveTrace: Live Trace allows you to know what's happening inside Azure SignalR service, it will give you live traces in real time, it will be helpful when you developing your own Azure SignalR based web application or self-troubleshooting some issues. Please note that live traces are counted as outbound messages that will be charged. Values allowed: "true"/"false", to enable/disable live trace feature.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Flag *FeatureFlags `json:"flag,omitempty"`
 
 	// Optional properties related to this feature.
@@ -430,7 +436,9 @@ type SignalRFeature struct {
 	Properties map[string]string `json:"properties,omitempty"`
 
 	// Value of the feature flag. See Azure SignalR service document https://docs.microsoft.com/azure/azure-signalr/ for allowed values.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	Value *string `json:"value,omitempty"`
@@ -731,7 +739,9 @@ type UpstreamTemplate struct {
 
 	// Gets or sets the Upstream URL template. You can use 3 predefined parameters {hub}, {category} {event} inside the template, the value of the Upstream URL is dynamically calculated when the client request comes in.
 	// For example, if the urlTemplate is `http://example.com/{hub}/api/{event}`, with a client request from hub `chat` connects, it will first POST to this URL: `http://example.com/chat/api/connect`.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	UrlTemplate *string `json:"urlTemplate,omitempty"`
 }
 

@@ -59,7 +59,9 @@ type ServerSpec struct {
 	Identity *ResourceIdentity `json:"identity,omitempty"`
 
 	// Resource location.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Resource properties.

@@ -65,7 +65,9 @@ type ServersDatabaseSpec struct {
 	Identity *DatabaseIdentity `json:"identity,omitempty"`
 
 	// Resource location.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Resource properties.

@@ -7,7 +7,9 @@ import core "github.com/armature-dev/armature/api/core"
 // Properties of an Advanced Threat Protection state.
 type AdvancedThreatProtectionProperties struct {
 	// Specifies the state of the Advanced Threat Protection, whether it is enabled or disabled or a state has not been applied yet on the specific database or server.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *AdvancedThreatProtectionState `json:"state,omitempty"`
 }
 
@@ -152,7 +154,9 @@ type DatabaseBlobAuditingPolicyProperties struct {
 	RetentionDays *int32 `json:"retentionDays,omitempty"`
 
 	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *BlobAuditingPolicyState `json:"state,omitempty"`
 
 	// Specifies the identifier key of the auditing storage account.
@@ -821,7 +825,9 @@ type ExtendedDatabaseBlobAuditingPolicyProperties struct {
 	RetentionDays *int32 `json:"retentionDays,omitempty"`
 
 	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *BlobAuditingPolicyState `json:"state,omitempty"`
 
 	// Specifies the identifier key of the auditing storage account.
@@ -1061,7 +1067,9 @@ type ExtendedServerBlobAuditingPolicyProperties struct {
 	RetentionDays *int32 `json:"retentionDays,omitempty"`
 
 	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *BlobAuditingPolicyState `json:"state,omitempty"`
 
 	// Specifies the identifier key of the auditing storage account.
@@ -1306,7 +1314,9 @@ type SecurityAlertsPolicyProperties struct {
 	RetentionDays *int32 `json:"retentionDays,omitempty"`
 
 	// Specifies the state of the policy, whether it is enabled or disabled or a policy has not been applied yet on the specific database.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *SecurityAlertsPolicyState `json:"state,omitempty"`
 
 	// Specifies the identifier key of the Threat Detection audit storage account.
@@ -1453,7 +1463,9 @@ type ServerBlobAuditingPolicyProperties struct {
 	RetentionDays *int32 `json:"retentionDays,omitempty"`
 
 	// Specifies the state of the audit. If state is Enabled, storageEndpoint or isAzureMonitorTargetEnabled are required.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *BlobAuditingPolicyState `json:"state,omitempty"`
 
 	// Specifies the identifier key of the auditing storage account.
@@ -1590,7 +1602,9 @@ type ServerBlobAuditingPolicyProperties_STATUS struct {
 // The properties of a server connection policy.
 type ServerConnectionPolicyProperties struct {
 	// The server connection type.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ConnectionType *ServerConnectionType `json:"connectionType,omitempty"`
 }
 
@@ -1776,7 +1790,9 @@ type ServerVulnerabilityAssessmentProperties struct {
 	StorageAccountAccessKey *core.SecretKeyReference `json:"storageAccountAccessKey,omitempty"`
 
 	// A blob storage container path to hold the scan results (e.g. https://myStorage.blob.core.windows.net/VaScans/).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	StorageContainerPath *string `json:"storageContainerPath,omitempty"`
 
 	// A shared access signature (SAS Key) that has write access to the blob container specified in 'storageContainerPath' parameter. If 'storageAccountAccessKey' isn't specified, StorageContainerSasKey is required. Applies only if the storage account is not behind a Vnet or a firewall
@@ -1804,7 +1820,9 @@ type Sku struct {
 	Family *string `json:"family,omitempty"`
 
 	// The name of the SKU, typically, a letter + Number code, e.g. P3.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Size of the particular SKU
@@ -1858,7 +1876,9 @@ type SystemData_STATUS struct {
 // Properties of a transparent data encryption.
 type TransparentDataEncryptionProperties struct {
 	// Specifies the state of the transparent data encryption.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	State *TransparentDataEncryptionState `json:"state,omitempty"`
 }
 
@@ -1887,7 +1907,9 @@ type VirtualNetworkRuleProperties struct {
 	IgnoreMissingVnetServiceEndpoint *bool `json:"ignoreMissingVnetServiceEndpoint,omitempty"`
 
 	// The ARM resource id of the virtual network subnet.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	VirtualNetworkSubnetId *string `json:"virtualNetworkSubnetId,omitempty"`
 
 	// virtualNetworkSubnetIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as virtualNetworkSubnetId; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.

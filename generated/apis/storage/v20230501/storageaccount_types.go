@@ -71,11 +71,15 @@ type StorageAccountSpec struct {
 	Identity *Identity `json:"identity,omitempty"`
 
 	// Required. Indicates the type of storage account.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Kind *Kind `json:"kind,omitempty"`
 
 	// Required. Gets or sets the location of the resource. This will be one of the supported and registered Azure Geo Regions (e.g. West US, East US, Southeast Asia, etc.). The geo region of a resource cannot be changed once it is created, but if an identical geo region is specified on update, the request will succeed.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// The parameters used to create the storage account.
@@ -83,7 +87,9 @@ type StorageAccountSpec struct {
 	Properties *StorageAccountPropertiesCreateParameters `json:"properties,omitempty"`
 
 	// Required. Gets or sets the SKU name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Sku *Sku `json:"sku,omitempty"`
 
 	// Gets or sets a list of key value pairs that describe the resource. These tags can be used for viewing and grouping this resource (across resource groups). A maximum of 15 tags can be provided for a resource. Each tag must have a key with a length no greater than 128 characters and a value with a length no greater than 256 characters.

@@ -53,7 +53,9 @@ type StorageAccountsBlobServicesContainersImmutabilityPolicySpec struct {
 	ValuesFrom []core.ValueFrom `json:"valuesFrom,omitempty"`
 
 	// The properties of an ImmutabilityPolicy of a blob container.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Properties *ImmutabilityPolicyProperty `json:"properties,omitempty"`
 }
 

@@ -71,11 +71,15 @@ type ActiveDirectoryProperties struct {
 	AzureStorageSid *string `json:"azureStorageSid,omitempty"`
 
 	// Specifies the domain GUID.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DomainGuid *string `json:"domainGuid,omitempty"`
 
 	// Specifies the primary domain that the AD DNS server is authoritative for.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DomainName *string `json:"domainName,omitempty"`
 
 	// Specifies the security identifier (SID).
@@ -133,7 +137,9 @@ type AzureFilesIdentityBasedAuthentication struct {
 	DefaultSharePermission *DefaultSharePermission `json:"defaultSharePermission,omitempty"`
 
 	// Indicates the directory service used. Note that this enum may be extended in the future.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DirectoryServiceOptions *DirectoryServiceOptions `json:"directoryServiceOptions,omitempty"`
 }
 
@@ -171,19 +177,27 @@ type BlobInventoryPolicyDefinition struct {
 	Filters *BlobInventoryPolicyFilter `json:"filters,omitempty"`
 
 	// This is a required field, it specifies the format for the inventory files.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Format *Format `json:"format,omitempty"`
 
 	// This is a required field. This field specifies the scope of the inventory created either at the blob or container level.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ObjectType *ObjectType `json:"objectType,omitempty"`
 
 	// This is a required field. This field is used to schedule an inventory formation.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Schedule *Schedule `json:"schedule,omitempty"`
 
 	// This is a required field. This field specifies the fields and properties of the object to be included in the inventory. The Schema field value 'Name' is always required. The valid values for this field for the 'Blob' definition.objectType include 'Name, Creation-Time, Last-Modified, Content-Length, Content-MD5, BlobType, AccessTier, AccessTierChangeTime, AccessTierInferred, Tags, Expiry-Time, hdi_isfolder, Owner, Group, Permissions, Acl, Snapshot, VersionId, IsCurrentVersion, Metadata, LastAccessTime, Tags, Etag, ContentType, ContentEncoding, ContentLanguage, ContentCRC64, CacheControl, ContentDisposition, LeaseStatus, LeaseState, LeaseDuration, ServerEncrypted, Deleted, DeletionId, DeletedTime, RemainingRetentionDays, ImmutabilityPolicyUntilDate, ImmutabilityPolicyMode, LegalHold, CopyId, CopyStatus, CopySource, CopyProgress, CopyCompletionTime, CopyStatusDescription, CustomerProvidedKeySha256, RehydratePriority, ArchiveStatus, XmsBlobSequenceNumber, EncryptionScope, IncrementalCopy, TagCount'. For Blob object type schema field value 'DeletedTime' is applicable only for Hns enabled accounts. The valid values for 'Container' definition.objectType include 'Name, Last-Modified, Metadata, LeaseStatus, LeaseState, LeaseDuration, PublicAccess, HasImmutabilityPolicy, HasLegalHold, Etag, DefaultEncryptionScope, DenyEncryptionScopeOverride, ImmutableStorageWithVersioningEnabled, Deleted, Version, DeletedTime, RemainingRetentionDays'. Schema field values 'Expiry-Time, hdi_isfolder, Owner, Group, Permissions, Acl, DeletionId' are valid only for Hns enabled accounts.Schema field values 'Tags, TagCount' are only valid for Non-Hns accounts.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SchemaFields []string `json:"schemaFields,omitempty"`
 }
 
@@ -263,7 +277,9 @@ type BlobInventoryPolicyFilter_STATUS struct {
 // The storage account blob inventory policy properties.
 type BlobInventoryPolicyProperties struct {
 	// The storage account blob inventory policy object. It is composed of policy rules.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Policy *BlobInventoryPolicySchema `json:"policy,omitempty"`
 }
 
@@ -279,19 +295,27 @@ type BlobInventoryPolicyProperties_STATUS struct {
 // An object that wraps the blob inventory rule. Each rule is uniquely defined by name.
 type BlobInventoryPolicyRule struct {
 	// An object that defines the blob inventory policy rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Definition *BlobInventoryPolicyDefinition `json:"definition,omitempty"`
 
 	// Container name where blob inventory files are stored. Must be pre-created.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Destination *string `json:"destination,omitempty"`
 
 	// Rule is enabled when set to true.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// A rule name can contain any combination of alpha numeric characters. Rule name is case-sensitive. It must be unique within a policy.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 }
 
@@ -313,15 +337,21 @@ type BlobInventoryPolicyRule_STATUS struct {
 // The storage account blob inventory policy rules.
 type BlobInventoryPolicySchema struct {
 	// Policy is enabled if set to true.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// The storage account blob inventory policy rules. The rule is applied when it is enabled.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Rules []BlobInventoryPolicyRule `json:"rules,omitempty"`
 
 	// The valid value is Inventory
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *InventoryRuleType `json:"type,omitempty"`
 }
 
@@ -489,23 +519,33 @@ type ContainerProperties_STATUS struct {
 // Specifies a CORS rule for the Blob service.
 type CorsRule struct {
 	// Required if CorsRule element is present. A list of headers allowed to be part of the cross-origin request.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	AllowedHeaders []string `json:"allowedHeaders,omitempty"`
 
 	// Required if CorsRule element is present. A list of HTTP methods that are allowed to be executed by the origin.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	AllowedMethods []AllowedMethods `json:"allowedMethods,omitempty"`
 
 	// Required if CorsRule element is present. A list of origin domains that will be allowed via CORS, or "*" to allow all domains
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
 
 	// Required if CorsRule element is present. A list of response headers to expose to CORS clients.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ExposedHeaders []string `json:"exposedHeaders,omitempty"`
 
 	// Required if CorsRule element is present. The number of seconds that the client/browser should cache a preflight response.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	MaxAgeInSeconds *int64 `json:"maxAgeInSeconds,omitempty"`
 }
 
@@ -543,7 +583,9 @@ type CorsRules_STATUS struct {
 // The custom domain assigned to this storage account. This can be set via Update.
 type CustomDomain struct {
 	// Gets or sets the custom domain name assigned to the storage account. Name is the CNAME source.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// Indicates whether indirect CName validation is enabled. Default value is false. This should only be set on updates.
@@ -563,7 +605,9 @@ type CustomDomain_STATUS struct {
 // Object to define snapshot and version action conditions.
 type DateAfterCreation struct {
 	// Value indicating the age in days after creation
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:Minimum=0
 	DaysAfterCreationGreaterThan *float64 `json:"daysAfterCreationGreaterThan,omitempty"`
 
@@ -990,7 +1034,9 @@ type IPRule struct {
 	Action *Action `json:"action,omitempty"`
 
 	// Specifies the IP or IP range in CIDR format. Only IPV4 address is allowed.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	IPAddressOrRange *string `json:"value,omitempty"`
 }
 
@@ -1006,7 +1052,9 @@ type IPRule_STATUS struct {
 // Identity for the resource.
 type Identity struct {
 	// The identity type.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *IdentityType `json:"type,omitempty"`
 
 	// Gets or sets a list of key value pairs that describe the set of User Assigned identities that will be used with this storage account. The key is the ARM resource identifier of the identity. Only 1 User Assigned identity is permitted here.
@@ -1124,7 +1172,9 @@ type KeyCreationTime_STATUS struct {
 // KeyPolicy assigned to the storage account.
 type KeyPolicy struct {
 	// The key expiration period in days.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	KeyExpirationPeriodInDays *int32 `json:"keyExpirationPeriodInDays,omitempty"`
 }
 
@@ -1177,7 +1227,9 @@ type LastAccessTimeTrackingPolicy struct {
 	BlobType []string `json:"blobType,omitempty"`
 
 	// When set to true last access time based tracking is enabled.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enable *bool `json:"enable,omitempty"`
 
 	// Name of the policy. The valid value is AccessTimeTracking. This field is currently read only
@@ -1376,7 +1428,9 @@ type ManagementPolicyBaseBlob_STATUS struct {
 // An object that defines the Lifecycle rule. Each definition is made up with a filters set and an actions set.
 type ManagementPolicyDefinition struct {
 	// An object that defines the action set.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Actions *ManagementPolicyAction `json:"actions,omitempty"`
 
 	// An object that defines the filter set.
@@ -1400,7 +1454,9 @@ type ManagementPolicyFilter struct {
 	BlobIndexMatch []TagFilter `json:"blobIndexMatch,omitempty"`
 
 	// An array of predefined enum values. Currently blockBlob supports all tiering and delete actions. Only delete actions are supported for appendBlob.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	BlobTypes []string `json:"blobTypes,omitempty"`
 
 	// An array of strings for prefixes to be match.
@@ -1423,7 +1479,9 @@ type ManagementPolicyFilter_STATUS struct {
 // The Storage Account ManagementPolicy properties.
 type ManagementPolicyProperties struct {
 	// The Storage Account ManagementPolicy, in JSON format. See more details in: https://docs.microsoft.com/en-us/azure/storage/common/storage-lifecycle-managment-concepts.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Policy *ManagementPolicySchema `json:"policy,omitempty"`
 }
 
@@ -1439,7 +1497,9 @@ type ManagementPolicyProperties_STATUS struct {
 // An object that wraps the Lifecycle rule. Each rule is uniquely defined by name.
 type ManagementPolicyRule struct {
 	// An object that defines the Lifecycle rule.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Definition *ManagementPolicyDefinition `json:"definition,omitempty"`
 
 	// Rule is enabled if set to true.
@@ -1447,11 +1507,15 @@ type ManagementPolicyRule struct {
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// A rule name can contain any combination of alpha numeric characters. Rule name is case-sensitive. It must be unique within a policy.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *string `json:"name,omitempty"`
 
 	// The valid value is Lifecycle
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Type *RuleType `json:"type,omitempty"`
 }
 
@@ -1473,7 +1537,9 @@ type ManagementPolicyRule_STATUS struct {
 // The Storage Account ManagementPolicies Rules. See more details in: https://docs.microsoft.com/en-us/azure/storage/common/storage-lifecycle-managment-concepts.
 type ManagementPolicySchema struct {
 	// The Storage Account ManagementPolicies Rules. See more details in: https://docs.microsoft.com/en-us/azure/storage/common/storage-lifecycle-managment-concepts.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Rules []ManagementPolicyRule `json:"rules,omitempty"`
 }
 
@@ -1585,7 +1651,9 @@ type NetworkRuleSet struct {
 	Bypass *Bypass `json:"bypass,omitempty"`
 
 	// Specifies the default action of allow or deny when no other rules match.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DefaultAction *DefaultAction `json:"defaultAction,omitempty"`
 
 	// Sets the IP ACL rules
@@ -1642,7 +1710,9 @@ type ObjectReplicationPolicyFilter_STATUS struct {
 // The Storage Account ObjectReplicationPolicy properties.
 type ObjectReplicationPolicyProperties struct {
 	// Required. Destination account name. It should be full resource id if allowCrossTenantReplication set to false.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DestinationAccount *string `json:"destinationAccount,omitempty"`
 
 	// The storage account object replication rules.
@@ -1650,7 +1720,9 @@ type ObjectReplicationPolicyProperties struct {
 	Rules []ObjectReplicationPolicyRule `json:"rules,omitempty"`
 
 	// Required. Source account name. It should be full resource id if allowCrossTenantReplication set to false.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceAccount *string `json:"sourceAccount,omitempty"`
 }
 
@@ -1675,7 +1747,9 @@ type ObjectReplicationPolicyProperties_STATUS struct {
 // The replication policy rule between two containers.
 type ObjectReplicationPolicyRule struct {
 	// Required. Destination container name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	DestinationContainer *string `json:"destinationContainer,omitempty"`
 
 	// Optional. An object that defines the filter set.
@@ -1687,7 +1761,9 @@ type ObjectReplicationPolicyRule struct {
 	RuleId *string `json:"ruleId,omitempty"`
 
 	// Required. Source container name.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceContainer *string `json:"sourceContainer,omitempty"`
 }
 
@@ -1709,15 +1785,21 @@ type ObjectReplicationPolicyRule_STATUS struct {
 // PermissionScope is generated from specification/storage/resource-manager/Microsoft.Storage/stable/2023-05-01/storage.json#/definitions/PermissionScope.
 type PermissionScope struct {
 	// The permissions for the local user. Possible values include: Read (r), Write (w), Delete (d), List (l), Create (c), Modify Ownership (o), and Modify Permissions (p).
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Permissions *string `json:"permissions,omitempty"`
 
 	// The name of resource, normally the container name or the file share name, used by the local user.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ResourceName *string `json:"resourceName,omitempty"`
 
 	// The service used by the local user, e.g. blob, file.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Service *string `json:"service,omitempty"`
 }
 
@@ -1743,7 +1825,9 @@ type PrivateEndpointConnectionProperties struct {
 	PrivateEndpoint *PrivateEndpoint `json:"privateEndpoint,omitempty"`
 
 	// A collection of information about the state of the connection between service consumer and provider.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PrivateLinkServiceConnectionState *PrivateLinkServiceConnectionState `json:"privateLinkServiceConnectionState,omitempty"`
 }
 
@@ -1877,7 +1961,9 @@ type RestorePolicyProperties struct {
 	Days *int64 `json:"days,omitempty"`
 
 	// Blob restore is enabled if set to true.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
@@ -1926,11 +2012,15 @@ type RoutingPreference_STATUS struct {
 // SasPolicy assigned to the storage account.
 type SasPolicy struct {
 	// The SAS Expiration Action defines the action to be performed when sasPolicy.sasExpirationPeriod is violated. The 'Log' action can be used for audit purposes and the 'Block' action can be used to block and deny the usage of SAS tokens that do not adhere to the sas policy expiration period.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ExpirationAction *ExpirationAction `json:"expirationAction,omitempty"`
 
 	// The SAS expiration period, DD.HH:MM:SS.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SasExpirationPeriod *string `json:"sasExpirationPeriod,omitempty"`
 }
 
@@ -1966,7 +2056,9 @@ type SignedIdentifier_STATUS struct {
 // The SKU of the storage account.
 type Sku struct {
 	// The SKU name. Required for account creation; optional for update. Note that in older versions, SKU name was called accountType.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Name *SkuName `json:"name,omitempty"`
 }
 
@@ -2468,7 +2560,9 @@ type TableAccessPolicy struct {
 	ExpiryTime *string `json:"expiryTime,omitempty"`
 
 	// Required. List of abbreviated permissions. Supported permission values include 'r','a','u','d'
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Permission *string `json:"permission,omitempty"`
 
 	// Start time of the access policy
@@ -2511,7 +2605,9 @@ type TableSignedIdentifier struct {
 	AccessPolicy *TableAccessPolicy `json:"accessPolicy,omitempty"`
 
 	// unique-64-character-value of the stored access policy.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Id *string `json:"id,omitempty"`
 }
 
@@ -2527,17 +2623,23 @@ type TableSignedIdentifier_STATUS struct {
 // Blob index tag based filtering for blob objects
 type TagFilter struct {
 	// This is the filter tag name, it can have 1 - 128 characters
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	Name *string `json:"name,omitempty"`
 
 	// This is the comparison operator which is used for object comparison and filtering. Only == (equality operator) is currently supported
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Op *string `json:"op,omitempty"`
 
 	// This is the filter tag value field used for tag based filtering, it can have 0 - 256 characters
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:MinLength=0
 	// +kubebuilder:validation:MaxLength=256
 	Value *string `json:"value,omitempty"`
@@ -2619,7 +2721,9 @@ type VirtualNetworkRule struct {
 	Action *Action `json:"action,omitempty"`
 
 	// Resource ID of a subnet, for example: /subscriptions/{subscriptionId}/resourceGroups/{groupName}/providers/Microsoft.Network/virtualNetworks/{vnetName}/subnets/{subnetName}.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	VirtualNetworkResourceId *string `json:"id,omitempty"`
 
 	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/VirtualNetworksSubnet.

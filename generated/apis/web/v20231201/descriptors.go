@@ -108,10 +108,11 @@ var ServerfarmDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"location"},
-			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"location"},
+			Required: true,
+			Rule:     "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
@@ -3892,10 +3893,11 @@ var SiteDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"location"},
-			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"location"},
+			Required: true,
+			Rule:     "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
@@ -3988,10 +3990,11 @@ var SiteDescriptor = descriptor.Descriptor{
 			Type:  "boolean",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"properties", "cloningInfo", "sourceWebAppId"},
-			Rule:  "inside createOnly properties.cloningInfo",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"properties", "cloningInfo", "sourceWebAppId"},
+			Required: true,
+			Rule:     "inside createOnly properties.cloningInfo",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.CreateOnly,
@@ -5302,10 +5305,11 @@ var SiteDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "siteConfig", "push", "properties", "isPushEnabled"},
-			Rule:  "in the PUT body; the PATCH body is not a patch of the resource (no tags), so updates go through PUT",
-			Type:  "boolean",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "siteConfig", "push", "properties", "isPushEnabled"},
+			Required: true,
+			Rule:     "in the PUT body; the PATCH body is not a patch of the resource (no tags), so updates go through PUT",
+			Type:     "boolean",
 		},
 		{
 			Class: descriptor.Writable,

@@ -66,7 +66,9 @@ type ServerfarmSpec struct {
 	Kind *string `json:"kind,omitempty"`
 
 	// Resource Location.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// AppServicePlan resource specific properties

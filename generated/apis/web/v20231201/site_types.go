@@ -72,7 +72,9 @@ type SiteSpec struct {
 	Kind *string `json:"kind,omitempty"`
 
 	// Resource Location.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// Site resource specific properties

@@ -262,7 +262,9 @@ type CloningInfo struct {
 	// ARM resource ID of the source app. App resource ID is of the form
 	// /subscriptions/{subId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{siteName} for production slots and
 	// /subscriptions/{subId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Web/sites/{siteName}/slots/{slotName} for other slots.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	SourceWebAppId *string `json:"sourceWebAppId,omitempty"`
 
 	// sourceWebAppIdRef names an object of the operator in this namespace whose ARM id (status.id) is sent as sourceWebAppId; set one of the two (docs/references.md). Kinds: web.azure.armature.dev/Site. Create-only, as sourceWebAppId is.
@@ -965,7 +967,9 @@ type PushSettingsProperties struct {
 	DynamicTagsJson *string `json:"dynamicTagsJson,omitempty"`
 
 	// Gets or sets a flag indicating whether the Push endpoint is enabled.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	IsPushEnabled *bool `json:"isPushEnabled,omitempty"`
 
 	// Gets or sets a JSON string containing a list of tags that are whitelisted for use by the push registration endpoint.

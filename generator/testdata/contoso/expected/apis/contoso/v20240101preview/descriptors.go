@@ -165,10 +165,11 @@ var WidgetDescriptor = descriptor.Descriptor{
 			Type:  "string",
 		},
 		{
-			Class: descriptor.CreateOnly,
-			Path:  descriptor.Path{"location"},
-			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
-			Type:  "string",
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"location"},
+			Required: true,
+			Rule:     "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.ReadOnly,
@@ -297,10 +298,11 @@ var WidgetDescriptor = descriptor.Descriptor{
 			Type:  "number",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "shape", "shapeType"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "shape", "shapeType"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.Writable,
@@ -345,10 +347,11 @@ var WidgetDescriptor = descriptor.Descriptor{
 			Type:  "object",
 		},
 		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"sku", "name"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"sku", "name"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
 		},
 		{
 			Class: descriptor.Writable,

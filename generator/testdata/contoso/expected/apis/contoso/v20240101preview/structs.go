@@ -66,7 +66,8 @@ type Shape struct {
 	// +optional
 	Radius *float64 `json:"radius,omitempty"`
 
-	// +kubebuilder:validation:Required
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	ShapeType *string `json:"shapeType,omitempty"`
 
 	// +optional
@@ -93,7 +94,8 @@ type Shape_STATUS struct {
 
 // Sku is generated from common.json#/definitions/Sku.
 type Sku struct {
-	// +kubebuilder:validation:Required
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	// +kubebuilder:validation:MinLength=2
 	// +kubebuilder:validation:MaxLength=24
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_]+$`

@@ -59,7 +59,9 @@ type WidgetSpec struct {
 	Kind *WidgetKind `json:"kind,omitempty"`
 
 	// The geo-location where the resource lives.
-	// +kubebuilder:validation:Required
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Location *string `json:"location,omitempty"`
 
 	// +optional

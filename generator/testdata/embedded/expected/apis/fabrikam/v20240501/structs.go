@@ -4,10 +4,12 @@ package v20240501
 
 // GrantProperties is generated from fabrikam.json#/definitions/GrantProperties.
 type GrantProperties struct {
-	// +kubebuilder:validation:Required
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	PrincipalId *string `json:"principalId,omitempty"`
 
-	// +kubebuilder:validation:Required
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
 	Role *string `json:"role,omitempty"`
 }
 
