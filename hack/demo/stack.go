@@ -20,13 +20,21 @@ const (
 	networkAPI  = "network.azure.armature.dev/v20240101"
 	identityAPI = "managedidentity.azure.armature.dev/v20230131"
 	storageAPI  = "storage.azure.armature.dev/v20230501"
+	authzAPI    = "authorization.azure.armature.dev/v20220401"
+
+	// storageBlobDataReader is the built-in role Storage Blob Data Reader:
+	// a constant of Azure, the same in every tenant and subscription, not
+	// an id of anything the stack makes.
+	storageBlobDataReader = "/providers/Microsoft.Authorization/roleDefinitions/2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
 )
 
 // stackObjects is a small application stack in which no ARM id is typed:
 // a virtual network with two subnets, a network security group the app
 // subnet references, a network interface on that subnet, a user-assigned
-// identity, and a storage account that uses the identity and hands its
-// blob endpoint (ConfigMap) and first key (Secret) to a Deployment.
+// identity, a storage account that uses the identity and hands its blob
+// endpoint (ConfigMap) and first key (Secret) to a Deployment, and a role
+// assignment on the account whose principal is the identity's (valuesFrom;
+// the CRD does not require principalId, admission checks it is supplied).
 func stackObjects(ns string) []*unstructured.Unstructured {
 	ref := func(kind, name string) map[string]any { return map[string]any{"kind": kind, "name": name} }
 	return []*unstructured.Unstructured{
@@ -48,6 +56,13 @@ func stackObjects(ns string) []*unstructured.Unstructured {
 				"configMaps": []any{map[string]any{"name": "stack-outputs", "key": "blobEndpoint", "value": "status.properties.primaryEndpoints.blob"}},
 				"secrets":    []any{map[string]any{"name": "stack-keys", "key": "storageKey", "value": "listKeys.keys[0].value"}},
 			},
+		}),
+		obj(authzAPI, "RoleAssignment", ns, "app-reads-data", map[string]any{
+			"owner":      map[string]any{"group": "storage.azure.armature.dev", "kind": "StorageAccount", "name": "stack-data"},
+			"azureName":  "7d3c1c4e-2b8f-4a51-9e0a-5f6d2c8b1a70",
+			"properties": map[string]any{"roleDefinitionId": storageBlobDataReader, "principalType": "ServicePrincipal"},
+			"valuesFrom": []any{map[string]any{"path": "properties.principalId",
+				"from": map[string]any{"kind": "UserAssignedIdentity", "name": "app-identity", "field": "status.properties.principalId"}}},
 		}),
 		obj(networkAPI, "VirtualNetworksSubnet", ns, "app", map[string]any{
 			"owner": map[string]any{"name": "stack-vnet"}, "azureName": "app",
@@ -113,7 +128,7 @@ func runStack(ctx context.Context, k8s client.Client, fa *fakearm.Running, ns st
 	}
 	fmt.Printf("  all %d Ready %v after the last apply\n", len(objs), time.Since(start).Round(100*time.Millisecond))
 	for _, e := range fa.Journal() {
-		if e.Method == http.MethodPut && e.Status < 300 && (strings.Contains(e.Path, "/networkInterfaces/") || strings.HasSuffix(e.Path, "/subnets/app") || strings.Contains(e.Path, "/storageAccounts/")) {
+		if e.Method == http.MethodPut && e.Status < 300 && (strings.Contains(e.Path, "/networkInterfaces/") || strings.HasSuffix(e.Path, "/subnets/app") || strings.HasSuffix(e.Path, "/storageAccounts/stackdata01") || strings.Contains(e.Path, "/roleAssignments/")) {
 			fmt.Printf("  ARM ← PUT %s\n      %s\n", short(e.Path), e.Body)
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -43,7 +45,7 @@ func (r *Reconciler) finalize(ctx context.Context, st *state) (reconcile.Result,
 	if who := r.dependents(ctx, st); len(who) > 0 {
 		// Deleted together, the objects that reference this one go first:
 		// ARM refuses to delete a subnet a NIC uses.
-		st.setCondition(false, core.ReasonWaitingForDependents, "DELETE "+id+" waits until "+strings.Join(who, ", ")+" no longer reference it (deleted, or changed)")
+		st.setCondition(false, core.ReasonWaitingForDependents, "DELETE "+id+" waits for "+strings.Join(who, ", ")+": the objects that reference it (until deleted or changed) and the objects it owns that are deleted with it go first")
 		return reconcile.Result{RequeueAfter: r.Config.PollInterval}, step(stepStatus, r.writeStatus(ctx, st))
 	}
 	res, err := r.armCall(ctx, st, http.MethodDelete, id, nil)
@@ -80,18 +82,41 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, st *state) (reconcile.
 	return reconcile.Result{}, step(stepRecord, client.IgnoreNotFound(r.Client.Patch(ctx, st.obj, client.MergeFrom(base))))
 }
 
+// deleteTogether is how long after its deletion started an owner waits for
+// the child objects it owns that are not being deleted yet: objects
+// deleted together (kubectl delete -f, a namespace) reach the apiserver
+// one by one, and a child's own DELETE must come first. An owner deleted
+// alone goes on after it (ARM takes the children with it).
+const deleteTogether = 3 * time.Second
+
 // dependents names the objects in the namespace that reference st's
 // object ("Kind name"), found through the referrer index of every kind
-// with references, and the objects it owns that are being deleted too
-// (deleted together, children go first: their own referrers hold them;
-// an owner deleted alone takes its children with it in ARM).
+// with references, and the objects it owns that are being deleted too, or
+// may be: deleted together, children go first (their own referrers hold
+// them).
 func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 	ns, name := st.obj.GetNamespace(), st.obj.GetName()
+	fresh := time.Since(st.obj.GetDeletionTimestamp().Time) < deleteTogether
 	var out []string
+	child := func(kind string, o unstructured.Unstructured) {
+		switch {
+		case !o.GetDeletionTimestamp().IsZero():
+			out = append(out, kind+" "+o.GetName()+" (deleting)")
+		case fresh:
+			out = append(out, kind+" "+o.GetName()+" (if deleted too)")
+		}
+	}
 	for _, gvk := range r.childKinds {
 		for _, o := range r.listIndexed(ctx, gvk, ns, ownerIndex, name) {
-			if !o.GetDeletionTimestamp().IsZero() {
-				out = append(out, gvk.Kind+" "+o.GetName()+" (deleting)")
+			child(gvk.Kind, o)
+		}
+	}
+	// An extension object names its owner by kind (group optional).
+	owners := []string{ownerKey(r.Desc.Group, r.Desc.Kind, name), ownerKey("", r.Desc.Kind, name)}
+	for _, gvk := range r.extensionKinds {
+		for _, key := range owners {
+			for _, o := range r.listIndexed(ctx, gvk, ns, ownerAnyIndex, key) {
+				child(gvk.Kind, o)
 			}
 		}
 	}

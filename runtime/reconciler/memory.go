@@ -17,12 +17,17 @@ import (
 //
 // One lock guards every entry; nothing here is held across a call to ARM
 // or the apiserver. The one expiry rule: an entry lives until its object
-// is gone (forget, when the finalizer is off a deleted object); the parts
+// is gone (forget, when the finalizer is off a deleted object; that it is
+// gone is kept for goneFor, against stale cached copies); the parts
 // that describe a run (failures, the write budget) are reset when the
 // object settles. The reconcilers of a kind's versions share one memory.
 type memory struct {
 	mu sync.Mutex
 	m  map[types.UID]*remembered
+	// gone are the objects whose finalizer this process removed, and
+	// when (forget).
+	gone      map[types.UID]time.Time
+	goneOrder []types.UID // gone's keys, oldest first
 }
 
 // remembered is what memory holds of one object.
@@ -80,11 +85,38 @@ func (m *memory) read(uid types.UID, f func(e *remembered)) {
 	f(m.m[uid])
 }
 
-// forget drops everything remembered of an object that is gone.
+// goneFor is how long memory keeps the UID of an object whose finalizer
+// this process removed: a cached copy that still has the finalizer is
+// stale, and acting on it would send a second DELETE.
+const goneFor = time.Minute
+
+// forget drops everything remembered of an object that is gone, keeping
+// only that it is gone (for goneFor).
 func (m *memory) forget(uid types.UID) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.m, uid)
+	now := time.Now()
+	for len(m.goneOrder) > 0 && now.Sub(m.gone[m.goneOrder[0]]) > goneFor {
+		delete(m.gone, m.goneOrder[0])
+		m.goneOrder = m.goneOrder[1:]
+	}
+	if m.gone == nil {
+		m.gone = map[types.UID]time.Time{}
+	}
+	if _, seen := m.gone[uid]; !seen {
+		m.goneOrder = append(m.goneOrder, uid)
+	}
+	m.gone[uid] = now
+}
+
+// isGone reports whether this process removed the finalizer of the
+// object (within goneFor): it is gone, whatever a cached copy says.
+func (m *memory) isGone(uid types.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.gone[uid]
+	return ok
 }
 
 // len is the number of objects remembered.

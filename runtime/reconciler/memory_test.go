@@ -76,6 +76,14 @@ func TestMemory(t *testing.T) {
 	if _, ok := m.lastWritten(a); ok || m.followed(a) != nil || m.len() != 1 {
 		t.Error("forget drops everything of the object, and only of it")
 	}
+	if !m.isGone(a) || m.isGone(b) {
+		t.Error("isGone: the forgotten object only")
+	}
+	m.gone[a] = time.Now().Add(-2 * goneFor) // long ago
+	m.forget(b)
+	if m.isGone(a) || !m.isGone(b) || len(m.goneOrder) != 1 {
+		t.Errorf("gone is kept for goneFor only: gone %v, order %v", m.gone, m.goneOrder)
+	}
 }
 
 // TestMemoryConcurrent: one lock; run with -race.

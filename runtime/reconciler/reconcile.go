@@ -29,6 +29,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, step(stepRead, client.IgnoreNotFound(err))
 	}
+	if r.mem.isGone(obj.GetUID()) {
+		// This reconciler removed its finalizer: the object is gone, and a
+		// cached copy that still has it would send a second DELETE.
+		return reconcile.Result{}, nil
+	}
 	if r.behind(obj) {
 		// The cache has not seen this reconciler's last write yet: acting
 		// on the older copy would decide, or see drift, on what is no

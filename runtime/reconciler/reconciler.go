@@ -80,6 +80,9 @@ type Reconciler struct {
 	// children are the kinds (storage versions) this kind owns: deleted
 	// together, an owner waits for its children.
 	childKinds []schema.GroupVersionKind
+	// extensionKinds are the extension kinds (role assignments, locks):
+	// any object may own one, by spec.owner group, kind and name.
+	extensionKinds []schema.GroupVersionKind
 }
 
 // New returns a reconciler for one kind.

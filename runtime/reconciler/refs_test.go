@@ -276,3 +276,85 @@ func TestDeleteWaitsForDependents(t *testing.T) {
 		t.Fatalf("after the dependent went: %v", err)
 	}
 }
+
+// Deleted together, an owner waits for the extension objects it owns (a
+// role assignment on a storage account): they name it by kind and name,
+// and ARM would take them with it, so their own DELETE would meet a 404.
+func TestDeleteWaitsForExtensionChildren(t *testing.T) {
+	lockGVK := schema.GroupVersionKind{Group: "authz.armature.dev", Version: "v1", Kind: "Lock"}
+	d := referringGadget()
+	gvk := d.GroupVersionKind()
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []schema.GroupVersionKind{gvk, widgetGVK, lockGVK} {
+		s.AddKnownTypeWithName(g, &unstructured.Unstructured{})
+		s.AddKnownTypeWithName(g.GroupVersion().WithKind(g.Kind+"List"), &unstructured.UnstructuredList{})
+	}
+	obj := refObject(nil)
+	obj.SetGroupVersionKind(gvk)
+	lock := func(name string, owner map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"owner": owner}}}
+		u.SetGroupVersionKind(lockGVK)
+		u.SetNamespace(obj.GetNamespace())
+		u.SetName(name)
+		u.SetFinalizers([]string{"test.armature.dev/hold"})
+		return u
+	}
+	mine := lock("mine", map[string]any{"kind": d.Kind, "name": mName})
+	other := lock("other", map[string]any{"kind": "Widget", "name": mName}) // same name, another kind
+	m := &machine{t: t, d: d, cfg: machineConfig(), obj: obj, s: &script{t: t}}
+	indexed := &unstructured.Unstructured{}
+	indexed.SetGroupVersionKind(lockGVK)
+	m.c = fake.NewClientBuilder().WithScheme(s).WithObjects(obj, mine, other).WithStatusSubresource(obj).
+		WithIndex(indexed, ownerAnyIndex, func(o client.Object) []string {
+			g, k, n := specOwner(o.(*unstructured.Unstructured))
+			return []string{ownerKey(g, k, n)}
+		}).Build()
+	m.rec = record.NewFakeRecorder(256)
+	m.restart()
+	m.r.kinds = map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1", lockGVK.GroupKind(): "v1"}
+	m.r.extensionKinds = []schema.GroupVersionKind{lockGVK}
+	m.created(nil)
+	m.delete()
+	// Just deleted, and its child not (yet): deleted together, the
+	// child's deletion is on its way.
+	if _, err := m.run(); err != nil { // no DELETE
+		t.Fatalf("reconcile: %v", err)
+	}
+	ready := condOf(m.get(), tReady)
+	if msg, _ := ready["message"].(string); ready["reason"] != "WaitingForDependents" || !strings.Contains(msg, "Lock mine (if deleted too)") {
+		t.Fatalf("Ready = %v; want WaitingForDependents naming Lock mine, if deleted too", ready)
+	}
+	for _, l := range []*unstructured.Unstructured{mine, other} {
+		if err := m.c.Delete(t.Context(), l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.run(); err != nil { // no DELETE
+		t.Fatalf("reconcile: %v", err)
+	}
+	ready = condOf(m.get(), tReady)
+	if msg, _ := ready["message"].(string); ready["reason"] != "WaitingForDependents" || !strings.Contains(msg, "Lock mine (deleting)") || strings.Contains(msg, "other") {
+		t.Fatalf("Ready = %v; want WaitingForDependents naming Lock mine only", ready)
+	}
+	mine = getObject(t, m.c, lockGVK, obj.GetNamespace(), "mine")
+	mine.SetFinalizers(nil)
+	if err := m.c.Update(t.Context(), mine); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.run(del(noContent(), nil)); err != nil {
+		t.Fatalf("after the extension object went: %v", err)
+	}
+}
+
+func getObject(t *testing.T, c client.Client, gvk schema.GroupVersionKind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

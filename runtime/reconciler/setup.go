@@ -68,6 +68,13 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			children[owner] = append(children[owner], d.GroupVersionKind())
 		}
 	}
+	var extensions []schema.GroupVersionKind // kinds any kind may own
+	for _, d := range storage {
+		if d.Scope == descriptor.ScopeExtension {
+			extensions = append(extensions, d.GroupVersionKind())
+		}
+	}
+	slices.SortFunc(extensions, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	for _, c := range children {
 		slices.SortFunc(c, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	}
@@ -86,6 +93,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
 		r.referring = referring
 		r.childKinds = children[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
+		r.extensionKinds = extensions
 		r.Hooks = o.hooks[d.GroupVersionKind()]
 		return r
 	}
