@@ -8,6 +8,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	storage "github.com/armature-dev/armature/generated/apis/storage/v20230501"
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // TestValidateOutputs: each output value is a path the object has, or a
@@ -80,11 +81,11 @@ func TestValidateOutputs(t *testing.T) {
 }
 
 // TestValidateValuesFrom: one source per entry, a path the spec may set, a
-// Secret only for a secret property. Each case fails when its check is
+// Secret only for a secret property, a source field the source kind has. Each case fails when its check is
 // removed.
 func TestValidateValuesFrom(t *testing.T) {
 	d := storage.StorageAccountDescriptor
-	k := &kind{d: &d, tree: buildTree(&d)}
+	k := &kind{d: &d, tree: buildTree(&d), reg: New([]*descriptor.Descriptor{&d})}
 	obj := func(entries ...any) map[string]any {
 		return map[string]any{
 			"metadata": map[string]any{"name": "media"},
@@ -107,6 +108,14 @@ func TestValidateValuesFrom(t *testing.T) {
 		"ReadOnly":    {map[string]any{"path": "properties.provisioningState", "from": from}, "is read-only"},
 		"SecretToNot": {map[string]any{"path": "properties.accessTier", "secretKeyRef": map[string]any{"name": "s", "key": "k"}}, "a Secret's value goes only to a secret property"},
 		"FromShape":   {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "X"}}, "must be {kind, name, field}"},
+		// A source kind this webhook serves: its field is checked.
+		"SourceField":       {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "storageaccount", "name": "a", "field": "status.properties.accessTier"}}, ""},
+		"SourceID":          {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "StorageAccount", "name": "a", "field": "status.id"}}, ""},
+		"BelowReadOnlyList": {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "StorageAccount", "name": "a", "field": "status.properties.privateEndpointConnections[0].id"}}, ""},
+		"SourceTypo": {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "StorageAccount", "name": "a", "field": "status.properties.primaryEndpoints.blobb"}},
+			`spec.valuesFrom[0].from.field: Invalid value: "status.properties.primaryEndpoints.blobb": StorageAccount has no status.properties.primaryEndpoints.blobb`},
+		"SourceRoot": {map[string]any{"path": "properties.accessTier", "from": map[string]any{"kind": "StorageAccount", "name": "a", "field": "properties.accessTier"}},
+			"StorageAccount has no properties.accessTier (a field of the object: status.<property>"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -11,10 +11,10 @@ import (
 
 // Details of the reference errors.
 const (
-	refBothDetail     = "set one of %s and %s, not both"
-	refShape          = "{kind: <Kind>, name: <object in this namespace>} (group optional)"
-	refShapeDetail    = "must be " + refShape
-	refTargetDetail   = "a %s cannot be named here; allowed: %s"
+	refBothDetail   = "set one of %s and %s, not both"
+	refShape        = "{kind: <Kind>, name: <object in this namespace>} (group optional)"
+	refShapeDetail  = "must be " + refShape
+	refTargetDetail = "a %s cannot be named here; allowed: %s"
 )
 
 // references checks the references to other objects (descriptor.Reference):

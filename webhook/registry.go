@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -55,6 +56,9 @@ type Registry struct {
 type kind struct {
 	d    *descriptor.Descriptor
 	tree *node
+	// reg is the Registry that serves the kind (nil in some tests): the
+	// other kinds a spec names (valuesFrom sources) are looked up there.
+	reg *Registry
 }
 
 // pathDefault is one configured default: a property path and its value.
@@ -127,8 +131,22 @@ func (r *Registry) Add(ds ...*descriptor.Descriptor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, d := range ds {
-		r.kinds[d.GroupVersionKind()] = &kind{d: d, tree: buildTree(d)}
+		r.kinds[d.GroupVersionKind()] = &kind{d: d, tree: buildTree(d), reg: r}
 	}
+}
+
+// served returns the Descriptors of every served version of a kind, by
+// kind (case-insensitive) and, when group is not empty, group.
+func (r *Registry) served(group, kindName string) []*descriptor.Descriptor {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []*descriptor.Descriptor
+	for gvk, k := range r.kinds {
+		if strings.EqualFold(gvk.Kind, kindName) && (group == "" || gvk.Group == group) {
+			out = append(out, k.d)
+		}
+	}
+	return out
 }
 
 // Descriptors returns the served kinds' Descriptors, sorted by group,

@@ -49,6 +49,9 @@ const (
 type checker struct {
 	d    *descriptor.Descriptor
 	errs field.ErrorList
+	// served returns the served versions of another kind (nil: none
+	// known).
+	served func(group, kind string) []*descriptor.Descriptor
 }
 
 // validate runs the Descriptor-driven checks on a decoded object; old is nil
@@ -60,6 +63,9 @@ type checker struct {
 func (k *kind) validate(op admissionv1.Operation, obj, old map[string]any) field.ErrorList {
 	spec := obj["spec"]
 	c := &checker{d: k.d}
+	if k.reg != nil {
+		c.served = k.reg.served
+	}
 	sp := field.NewPath("spec")
 	c.policy(op, obj, old)
 	if op == admissionv1.Update {
