@@ -37,7 +37,7 @@ const (
 )
 
 // slimKeys are the members unpack drops.
-var slimKeys = []string{packedKey, slimID, slimReady, slimOwner, slimSecrets, slimRefs}
+var slimKeys = []string{packedKey, slimID, slimReady, slimOwner, slimSecrets, slimRefs, slimValues, slimStatus}
 
 // The metadata members a slim object keeps decoded: what predicates,
 // event handlers and field selectors read of an object the informer

@@ -67,7 +67,8 @@ func converged() *unstructured.Unstructured {
 }
 
 // TestSlimRoundTrip: a slim object keeps decoded only apiVersion, kind,
-// the metadata predicates read and three summary strings; unpacked, it is
+// the metadata predicates read and its summary strings (the status digest
+// among them); unpacked, it is
 // the object as the apiserver holds it but for what the cache never keeps
 // (kubectl's copy, field sets, status's ARM body: a digest stands for it),
 // integers still int64.
@@ -87,6 +88,11 @@ func TestSlimRoundTrip(t *testing.T) {
 		slimID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/media", slimReady: "True", slimOwner: "//rg", slimSecrets: core.CredentialSecret,
 	}
 	kept := map[string]any{}
+	if d, _ := slim.Object[slimStatus].(string); d == "" {
+		t.Errorf("no status digest (%s) on the slim object", slimStatus)
+	} else {
+		wantKept[slimStatus] = d
+	}
 	for k, v := range slim.Object {
 		if k != packedKey {
 			kept[k] = v

@@ -91,7 +91,7 @@ const deleteTogether = 3 * time.Second
 
 // dependents names the objects in the namespace that reference st's
 // object ("Kind name"), found through the referrer index of every kind
-// with references, and the objects it owns that are being deleted too, or
+// with references, the objects whose valuesFrom reads it, and the objects it owns that are being deleted too, or
 // may be: deleted together, children go first (their own referrers hold
 // them).
 func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
@@ -125,6 +125,16 @@ func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 		for _, o := range r.listIndexed(ctx, gvk, ns, refIndex, key) {
 			if o.GetUID() != st.obj.GetUID() {
 				out = append(out, gvk.Kind+" "+o.GetName())
+			}
+		}
+	}
+	if r.tracker != nil {
+		// Objects whose valuesFrom reads this one: any kind.
+		for _, gvk := range r.tracker.kinds {
+			for _, o := range r.listIndexed(ctx, gvk, ns, valuesIndex, key) {
+				if o.GetUID() != st.obj.GetUID() {
+					out = append(out, gvk.Kind+" "+o.GetName()+" (valuesFrom)")
+				}
 			}
 		}
 	}

@@ -42,6 +42,14 @@ func pack(u *unstructured.Unstructured) error {
 	if refs := refTargets(u); len(refs) > 0 {
 		slim[slimRefs] = strings.Join(refs, ",")
 	}
+	if srcs := valueSources(u); len(srcs) > 0 {
+		slim[slimValues] = strings.Join(srcs, ",")
+	}
+	if st, ok := u.Object["status"].(map[string]any); ok {
+		if d, ok := st[statusDigest].(string); ok && d != "" {
+			slim[slimStatus] = d
+		}
+	}
 	rest := make(map[string]any, len(u.Object))
 	for k, v := range u.Object {
 		switch k {

@@ -115,6 +115,17 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			m.versions[d.Version] = v
 		}
 	}
+	tracker := &sourceTracker{cache: mgr.GetCache()}
+	for _, d := range descs {
+		if r, ok := main[schema.GroupKind{Group: d.Group, Kind: d.Kind}]; ok && r.Desc == d {
+			r.tracker, r.sources = tracker, make(chan event.GenericEvent, 64)
+			tracker.kinds = append(tracker.kinds, d.GroupVersionKind())
+			tracker.readers = append(tracker.readers, r)
+		}
+	}
+	if err := mgr.Add(tracker); err != nil {
+		return err
+	}
 	for _, d := range descs {
 		r, ok := main[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
 		if !ok || r.Desc != d {
@@ -194,6 +205,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, claimIndex, r.claimOf); err != nil {
 		return err
+	}
+	if r.tracker != nil {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, valuesIndex, r.tracker.index); err != nil {
+			return err
+		}
+		b = b.WatchesRawSource(source.Channel(r.sources, &handler.EnqueueRequestForObject{}))
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, secretIndex, func(o client.Object) []string {
 		if u, ok := o.(*unstructured.Unstructured); ok {

@@ -18,8 +18,9 @@ import (
 // entry sets the body value at its path from another object's field, a
 // ConfigMap key or a Secret key, resolved into the desired body before
 // decide, as references are. A source not there yet makes the object wait
-// (WaitingForReference) and nothing is sent; it is read again after
-// Config.PollInterval (no watch: any kind may be a source). A Secret's
+// (WaitingForReference) and nothing is sent. An object source is tracked
+// (sources.go): its coming and its status changes requeue the object; a
+// ConfigMap or Secret is read again after Config.PollInterval. A Secret's
 // value goes only to a secret property, whose value the last-applied
 // record hashes.
 
@@ -59,6 +60,13 @@ func (r *Reconciler) resolveValue(ctx context.Context, ns, at string, vf map[str
 	}
 	wait := func(format string, args ...any) error {
 		return &waitingError{message: at + ": " + fmt.Sprintf(format, args...) + "; nothing is sent until it is", poll: true}
+	}
+	if vf["from"] != nil && r.sources != nil {
+		// Tracked: the source's coming or its status change requeues
+		// this object (sources.go).
+		wait = func(format string, args ...any) error {
+			return &waitingError{message: at + ": " + fmt.Sprintf(format, args...) + "; nothing is sent until it is"}
+		}
 	}
 	switch {
 	case vf["from"] != nil:

@@ -1,0 +1,157 @@
+package reconciler
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+)
+
+// The objects spec.valuesFrom reads (docs/references.md) are tracked, not
+// polled: valuesIndex indexes every kind's objects by the objects their
+// valuesFrom entries read ("kind/name"), and one sourceTracker watches
+// every served kind once. When an object comes, its status changes, or it
+// goes, the tracker requeues the objects of any kind that read it, through each
+// controller's channel. Any kind may read any kind, so a watch per
+// controller would be one per pair of kinds; the tracker is one per kind,
+// and does nothing for an object no valuesFrom names (named).
+
+// valuesIndex is the field index of the objects a spec's valuesFrom reads.
+const valuesIndex = "spec.valuesFrom.from"
+
+// slimValues keeps valuesIndex's values on a slim object, comma-separated.
+const slimValues = "armature.dev/values-from"
+
+// valueSources returns the objects an object's valuesFrom entries read,
+// as "kind/name" (kind in lower case), sorted, each once.
+func valueSources(u *unstructured.Unstructured) []string {
+	if _, slim := u.Object[packedKey]; slim {
+		s, _ := u.Object[slimValues].(string)
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	s, _ := u.Object["spec"].(map[string]any)
+	list, _ := s["valuesFrom"].([]any)
+	var out []string
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		if o, ok := objectRef(m["from"], nil); ok {
+			out = append(out, o.key())
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// slimStatus keeps the status digest on a slim object (its status is
+// packed): the tracker compares it.
+const slimStatus = "armature.dev/status-digest"
+
+// statusChanged reports whether an update changed an object's status (its
+// id, readiness or ARM body), on slim objects by their summary members.
+func statusChanged(old, cur *unstructured.Unstructured) bool {
+	if _, slim := cur.Object[packedKey]; slim {
+		for _, k := range []string{slimStatus, slimID, slimReady} {
+			if old.Object[k] != cur.Object[k] {
+				return true
+			}
+		}
+		return false
+	}
+	return !equality.Semantic.DeepEqual(old.Object["status"], cur.Object["status"])
+}
+
+// sourceTracker requeues the readers of an object whose status changed.
+type sourceTracker struct {
+	cache cache.Informers
+	// kinds are the served kinds (storage versions) it watches.
+	kinds []schema.GroupVersionKind
+	// readers are the controllers whose objects may read a source: all.
+	readers []*Reconciler
+	// named are the sources some valuesFrom named ("namespace/kind/name"),
+	// recorded by the index function: others are not looked up. Never
+	// shrinks; a stale entry costs one lookup.
+	named sync.Map
+}
+
+// index is valuesIndex's function: it records what it indexes in named.
+func (t *sourceTracker) index(o client.Object) []string {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	keys := valueSources(u)
+	for _, k := range keys {
+		t.named.Store(u.GetNamespace()+"/"+k, struct{}{})
+	}
+	return keys
+}
+
+// Start adds the tracker's handler to every kind's informer (shared with
+// the controllers) and runs until ctx ends.
+func (t *sourceTracker) Start(ctx context.Context) error {
+	for _, gvk := range t.kinds {
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(gvk)
+		inf, err := t.cache.GetInformer(ctx, obj)
+		if err != nil {
+			return err
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc: func(cur any) {
+				if n, ok := cur.(*unstructured.Unstructured); ok {
+					t.notify(ctx, gvk.Kind, n)
+				}
+			},
+			UpdateFunc: func(old, cur any) {
+				o, ok1 := old.(*unstructured.Unstructured)
+				n, ok2 := cur.(*unstructured.Unstructured)
+				if ok1 && ok2 && statusChanged(o, n) {
+					t.notify(ctx, gvk.Kind, n)
+				}
+			},
+			DeleteFunc: func(old any) {
+				if d, ok := old.(toolscache.DeletedFinalStateUnknown); ok {
+					old = d.Obj
+				}
+				if o, ok := old.(*unstructured.Unstructured); ok {
+					t.notify(ctx, gvk.Kind, o)
+				}
+			},
+		}); err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// notify requeues the objects that read src through valuesFrom.
+func (t *sourceTracker) notify(ctx context.Context, kind string, src *unstructured.Unstructured) {
+	key := strings.ToLower(kind) + "/" + src.GetName()
+	if _, ok := t.named.Load(src.GetNamespace() + "/" + key); !ok {
+		return
+	}
+	for _, r := range t.readers {
+		for _, item := range r.listIndexed(ctx, r.gvk(), src.GetNamespace(), valuesIndex, key) {
+			req := &unstructured.Unstructured{}
+			req.SetNamespace(item.GetNamespace())
+			req.SetName(item.GetName())
+			select {
+			case r.sources <- event.GenericEvent{Object: req}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
