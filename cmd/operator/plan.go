@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
@@ -27,6 +28,9 @@ import (
 //
 //	operator plan -f cr.yaml [--scope /subscriptions/…/resourceGroups/rg]
 //
+// With --delete it prints, reading nothing, the order in which the
+// operator would send the DELETEs of the file's objects deleted together.
+//
 // For an Action (actions.azure.armature.dev) it prints the POST the Action
 // would send — path, api-version, query and body, secret parameters shown
 // by their Secret — after the webhook's checks, without reading ARM
@@ -42,11 +46,15 @@ func plan(args []string, stdout io.Writer) error {
 	file := fs.String("f", "", "YAML file of custom resources (- for standard input)")
 	scope := fs.String("scope", "", "ARM id of the owner, for resources whose spec.owner names a custom resource")
 	targetID := fs.String("target-id", "", "ARM id of the target of Actions whose spec.target names a custom resource (its status.id); default: a placeholder")
+	deleting := fs.Bool("delete", false, "print the order in which the operator sends the DELETEs of the file's objects deleted together (kubectl delete -f), reading nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *file == "" {
 		return fmt.Errorf("plan: -f FILE is required")
+	}
+	if *deleting {
+		return planDelete(*file, stdout)
 	}
 	in := io.Reader(os.Stdin)
 	if *file != "-" {
@@ -140,4 +148,47 @@ func planAction(w io.Writer, u *unstructured.Unstructured, targetID string) erro
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// planDelete prints the DELETE order of the objects of a file deleted
+// together (reconciler.DeleteOrder), one wave per line.
+func planDelete(file string, stdout io.Writer) error {
+	in := io.Reader(os.Stdin)
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	byGVK := map[schema.GroupVersionKind]*descriptor.Descriptor{}
+	for _, d := range apis.Descriptors() {
+		byGVK[d.GroupVersionKind()] = d
+	}
+	var objs []*unstructured.Unstructured
+	dec := yaml.NewYAMLOrJSONDecoder(in, 4096)
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err == io.EOF {
+			break
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if len(obj) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: obj})
+		}
+	}
+	waves, err := reconciler.DeleteOrder(objs, func(gvk schema.GroupVersionKind) *descriptor.Descriptor { return byGVK[gvk] })
+	for i, w := range waves {
+		fmt.Fprintf(stdout, "%d.", i+1)
+		for _, s := range w {
+			fmt.Fprintf(stdout, " %s/%s", s.Kind, s.Name)
+			if len(s.WaitsFor) > 0 {
+				fmt.Fprintf(stdout, " (after %s)", strings.Join(s.WaitsFor, ", "))
+			}
+		}
+		fmt.Fprintln(stdout)
+	}
+	return err
 }

@@ -102,3 +102,50 @@ spec:
 		})
 	}
 }
+
+// TestPlanDelete: plan --delete prints the DELETE order of a file's
+// objects deleted together, with the generated kinds' references and
+// owners, reading nothing (no ARM flags).
+func TestPlanDelete(t *testing.T) {
+	cr := filepath.Join(t.TempDir(), "stack.yaml")
+	if err := os.WriteFile(cr, []byte(`apiVersion: network.azure.armature.dev/v20240101
+kind: VirtualNetwork
+metadata: {name: vnet}
+spec: {owner: {name: rg}, location: westeurope}
+---
+apiVersion: network.azure.armature.dev/v20240101
+kind: VirtualNetworksSubnet
+metadata: {name: app}
+spec: {owner: {name: vnet}, properties: {addressPrefix: 10.0.0.0/24}}
+---
+apiVersion: network.azure.armature.dev/v20240101
+kind: NetworkInterface
+metadata: {name: nic}
+spec:
+  owner: {name: rg}
+  location: westeurope
+  properties:
+    ipConfigurations:
+      - name: primary
+        properties: {subnet: {idRef: {kind: VirtualNetworksSubnet, name: app}}}
+---
+apiVersion: resources.azure.armature.dev/v20240301
+kind: ResourceGroup
+metadata: {name: rg}
+spec: {location: westeurope}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := plan([]string{"-f", cr, "--delete"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := `1. NetworkInterface/nic
+2. VirtualNetworksSubnet/app (after NetworkInterface nic)
+3. VirtualNetwork/vnet (after VirtualNetworksSubnet app)
+4. ResourceGroup/rg (after NetworkInterface nic, VirtualNetwork vnet)
+`
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
