@@ -11,6 +11,11 @@ const (
 	AnnotationPolicy = "armature.dev/reconcile-policy"
 	// AnnotationSyncPeriod overrides the sync period (a Go duration).
 	AnnotationSyncPeriod = "armature.dev/sync-period"
+	// AnnotationRefresh is set on an object by an Action that succeeded
+	// on its resource ("<action name> <completion time>"): the resource
+	// changed outside a write of the reconciler (keys rotated), so it is
+	// read again and its outputs (spec.operatorSpec) are written anew.
+	AnnotationRefresh = "armature.dev/refresh"
 	// AnnotationLastApplied holds the body last sent to ARM (secret values
 	// replaced by their keyed digest); a large body compressed ("gzip:"),
 	// one too large even so as its digest ("digest:"; records.go).

@@ -9,16 +9,21 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
@@ -177,7 +182,30 @@ func (r *Reconciler) complete(ctx context.Context, a *v1alpha1.Action, act *desc
 	}
 	r.event(a, corev1.EventTypeNormal, ReasonSucceeded, msg)
 	finished(r, a, v1alpha1.PhaseSucceeded)
+	r.refreshTarget(ctx, a, now)
 	return reconcile.Result{}, nil
+}
+
+// refreshTarget tells the target object that its resource changed (keys
+// rotated): core.AnnotationRefresh makes its reconciler read the resource
+// again and write its outputs anew. A target given by ARM id has no object.
+// A failure is logged: the outputs then follow at the next sync period.
+func (r *Reconciler) refreshTarget(ctx context.Context, a *v1alpha1.Action, at metav1.Time) {
+	if a.Spec.Target.Name == "" || r.Registry == nil {
+		return
+	}
+	d, _, errs := r.Registry.Validate(&a.Spec)
+	if len(errs) > 0 || d == nil {
+		return
+	}
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(d.GroupVersionKind())
+	o.SetNamespace(a.Namespace)
+	o.SetName(a.Spec.Target.Name)
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, core.AnnotationRefresh, a.Name+" "+at.UTC().Format(time.RFC3339))
+	if err := r.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, patch)); client.IgnoreNotFound(err) != nil {
+		log.FromContext(ctx).Error(err, "mark the target for a refresh", "kind", d.Kind, "name", a.Spec.Target.Name)
+	}
 }
 
 // resultFailed ends the Action Failed when its results cannot be written:

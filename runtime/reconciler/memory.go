@@ -49,6 +49,8 @@ type remembered struct {
 	pending *operation
 	// force is set when the drift observer asked for a GET.
 	force bool
+	// refresh is the last refresh annotation acted on (AnnotationRefresh).
+	refresh string
 	// outputs is the digest of the outputs last written for the object
 	// (spec.operatorSpec): the same values are not written again.
 	outputs [32]byte
@@ -238,6 +240,16 @@ func (m *memory) followed(uid types.UID) (op *operation) {
 // markForce records that the drift observer asked for a GET of the object.
 func (m *memory) markForce(uid types.UID) {
 	m.with(uid, func(e *remembered) { e.force = true })
+}
+
+// newRefresh reports whether v is a refresh annotation not acted on yet,
+// and records it. After a restart, the one on an object is acted on once.
+func (m *memory) newRefresh(uid types.UID, v string) (ok bool) {
+	m.with(uid, func(e *remembered) {
+		ok = e.refresh != v
+		e.refresh = v
+	})
+	return ok
 }
 
 // takeForce reports, and clears, the drift observer's request.

@@ -45,6 +45,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		// background work.
 		ctx = arm.WithPriority(withForced(ctx), arm.PriorityLow)
 	}
+	if v := obj.GetAnnotations()[core.AnnotationRefresh]; v != "" && obj.GetDeletionTimestamp().IsZero() && r.mem.newRefresh(obj.GetUID(), v) {
+		// An Action changed the resource (keys rotated): read it, and
+		// write its outputs anew.
+		ctx = withForced(ctx)
+	}
 	if done, res, err := r.delegate(ctx, obj, req); done {
 		return res, err
 	}

@@ -266,8 +266,8 @@ func (r *Reconciler) listIndexed(ctx context.Context, gvk schema.GroupVersionKin
 }
 
 // builderPredicates: a reconcile runs on create, delete, a spec change
-// (generation), a deletion starting, or a change of the policy or sync
-// period annotations — not on the reconciler's own status and annotation
+// (generation), a deletion starting, or a change of the policy, sync
+// period or refresh annotations — not on the reconciler's own status and annotation
 // writes. Resyncs come from RequeueAfter.
 func builderPredicates() builder.Predicates {
 	return builder.WithPredicates(predicate.Funcs{
@@ -279,7 +279,8 @@ func builderPredicates() builder.Predicates {
 				return true
 			}
 			oa, na := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
-			return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod]
+			return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod] ||
+				oa[core.AnnotationRefresh] != na[core.AnnotationRefresh]
 		},
 	})
 }
