@@ -21,7 +21,7 @@ func (d *Descriptor) RequiredMissing(body map[string]any) []Path {
 			continue
 		}
 		name := p.Path.Last()
-		holders(p.Path.Parent(), nil, body, func(at Path, m map[string]any) {
+		Holders(p.Path.Parent(), body, func(at Path, m map[string]any) {
 			if v, ok := m[name]; !ok || v == nil {
 				out = append(out, at.Child(name))
 			}
@@ -31,8 +31,12 @@ func (d *Descriptor) RequiredMissing(body map[string]any) []Path {
 	return slices.CompactFunc(out, Path.Equal)
 }
 
-// holders calls f with every object a table path (Items, Values) reaches
-// in v, and its concrete path.
+// Holders calls f with every object a table path (Items, Values) reaches
+// in decoded JSON v, and its concrete path (indexes, map keys in order).
+func Holders(table Path, v any, f func(at Path, m map[string]any)) {
+	holders(table, nil, v, f)
+}
+
 func holders(table, at Path, v any, f func(Path, map[string]any)) {
 	if len(table) == 0 {
 		if m, ok := v.(map[string]any); ok {

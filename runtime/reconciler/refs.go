@@ -74,35 +74,12 @@ func objectRef(v any, p descriptor.Path) (ObjectRef, bool) {
 	return r, r.Kind != "" && r.Name != ""
 }
 
-// holders calls f with every map at p (Items: every item of an array) in
-// v, and the concrete path of each.
-func holders(v any, p, at descriptor.Path, f func(m map[string]any, at descriptor.Path)) {
-	if len(p) == 0 {
-		if m, ok := v.(map[string]any); ok {
-			f(m, at)
-		}
-		return
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		if p[0] != descriptor.Items {
-			holders(t[p[0]], p[1:], at.Child(p[0]), f)
-		}
-	case []any:
-		if p[0] == descriptor.Items {
-			for i, item := range t {
-				holders(item, p[1:], at.Index(i), f)
-			}
-		}
-	}
-}
-
 // specRefs returns the references a body (spec, from its root) holds.
 func specRefs(refs []descriptor.Reference, body map[string]any) []ObjectRef {
 	var out []ObjectRef
 	for _, r := range refs {
 		field := r.RefField()
-		holders(body, r.Path.Parent(), nil, func(m map[string]any, at descriptor.Path) {
+		descriptor.Holders(r.Path.Parent(), body, func(at descriptor.Path, m map[string]any) {
 			at = at.Child(field)
 			if !r.Map {
 				if o, ok := objectRef(m[field], at); ok {
@@ -128,7 +105,7 @@ func resolveRefs(refs []descriptor.Reference, body map[string]any, resolve RefRe
 	var err error
 	for _, r := range refs {
 		field, x := r.RefField(), r.Path.Last()
-		holders(body, r.Path.Parent(), nil, func(m map[string]any, at descriptor.Path) {
+		descriptor.Holders(r.Path.Parent(), body, func(at descriptor.Path, m map[string]any) {
 			v, ok := m[field]
 			if !ok || err != nil {
 				return

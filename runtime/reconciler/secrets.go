@@ -80,7 +80,7 @@ func secretRefs(obj *unstructured.Unstructured) []string {
 // refsAt returns the maps found at path p of v (array items expanded).
 func refsAt(v any, p descriptor.Path) []map[string]any {
 	var out []map[string]any
-	holders(v, p, nil, func(m map[string]any, _ descriptor.Path) { out = append(out, m) })
+	descriptor.Holders(p, v, func(_ descriptor.Path, m map[string]any) { out = append(out, m) })
 	return out
 }
 
