@@ -413,7 +413,10 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	if arm.IsForeignHost(err) {
 		return r.discardOperation(ctx, st, err.Error())
 	}
-	if arm.IsNotFound(err) && op.Verb != http.MethodDelete {
+	if arm.IsNotFound(err) && op.Verb == http.MethodDelete {
+		return r.lostDelete(ctx, st, id)
+	}
+	if arm.IsNotFound(err) {
 		return r.lostOperation(ctx, st, id, op, err)
 	}
 	if err != nil {
@@ -427,9 +430,8 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 		if perr := r.patchMeta(ctx, st, base); perr != nil {
 			return reconcile.Result{}, step(stepRecord, perr)
 		}
-		if op.Verb == http.MethodDelete {
-			return reconcile.Result{}, err
-		}
+		// A DELETE's failed operation is shown as a refused DELETE is, and
+		// the finalizer stays: the next reconcile sends DELETE again.
 		return r.fail(ctx, st, err)
 	}
 	if !res.Done() {
@@ -459,6 +461,27 @@ func (r *Reconciler) poll(ctx context.Context, st *state, id string, op *operati
 	}
 	st.wrote = true
 	return r.observeWith(ctx, st, id, nil, res)
+}
+
+// lostDelete handles the poll of a DELETE answered 404 (ARM forgot the
+// operation): the operation is dropped and the resource read; gone, the
+// DELETE is done; there, the next reconcile sends DELETE again.
+func (r *Reconciler) lostDelete(ctx context.Context, st *state, id string) (reconcile.Result, error) {
+	base := st.obj.DeepCopy()
+	removeAnnotation(st.obj, core.AnnotationOperation)
+	inflight.Dec()
+	if err := r.patchMeta(ctx, st, base); err != nil {
+		return reconcile.Result{}, step(stepRecord, err)
+	}
+	_, err := r.armCall(ctx, st, http.MethodGet, id, nil)
+	switch {
+	case arm.IsNotFound(err):
+		r.event(st, corev1.EventTypeNormal, core.EventDeleted, "DELETE "+id)
+		return r.removeFinalizer(ctx, st)
+	case err != nil:
+		return r.fail(ctx, st, step(stepRead+" "+id, err))
+	}
+	return reconcile.Result{Requeue: true}, nil
 }
 
 // lostOperation handles a poll answered 404 (ARM forgot the operation, or

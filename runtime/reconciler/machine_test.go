@@ -786,16 +786,22 @@ func TestMachine(t *testing.T) {
 			want:   machineWant{events: []string{tEvDeleted}, fin: "gone"},
 		},
 		"DeleteAsyncPollFails": {
-			reason: "a DELETE's operation that fails: the operation dropped, the error returned; the finalizer stays (the next reconcile sends DELETE again)",
+			reason: "a DELETE's operation that fails: the operation dropped, shown as a refused DELETE is (Ready False with ARM's code, retried with backoff); the finalizer stays (the next reconcile sends DELETE again)",
 			prep:   deletingAsync,
 			calls:  []armStep{poll("op-d", nil, armErr(409, "CannotDeleteResource", "children"))},
-			want:   machineWant{ready: "True " + tSucceeded, err: "error", fin: "kept", ann: map[string]string{tAnnOperation: ""}},
+			want:   machineWant{res: after(mRetry), ready: "False CannotDeleteResource", fin: "kept", ann: map[string]string{tAnnOperation: ""}, events: []string{"Warning CannotDeleteResource"}},
 		},
 		"DeleteAsyncPollNotFound": {
-			reason: "the poll of a DELETE answered 404: taken as a failed poll (the operation dropped, the error returned), not as done; the next DELETE gets the client's 204",
+			reason: "the poll of a DELETE answered 404 (ARM forgot the operation): the operation dropped, the resource read; gone: Deleted, the finalizer removed",
 			prep:   deletingAsync,
-			calls:  []armStep{poll("op-d", nil, notFound)},
-			want:   machineWant{ready: "True " + tSucceeded, err: "error", fin: "kept", ann: map[string]string{tAnnOperation: ""}},
+			calls:  []armStep{poll("op-d", nil, notFound), get(nil, notFound)},
+			want:   machineWant{events: []string{tEvDeleted}, fin: "gone"},
+		},
+		"DeleteAsyncPollNotFoundStillThere": {
+			reason: "the poll of a DELETE answered 404 and the resource is still there: the operation dropped, requeued at once; the finalizer stays (the next reconcile sends DELETE again)",
+			prep:   deletingAsync,
+			calls:  []armStep{poll("op-d", nil, notFound), get(ok(nil), nil)},
+			want:   machineWant{ready: "True " + tSucceeded, res: reconcile.Result{Requeue: true}, fin: "kept", ann: map[string]string{tAnnOperation: ""}},
 		},
 		"DeleteRetried": {
 			reason: "a DELETE answered CannotDeleteResource (children going): retried with backoff, the finalizer stays",
