@@ -277,7 +277,7 @@ func writeOut(out string, files, extra map[string][]byte, res *Result) (*Result,
 			dirs = append(dirs, top)
 		}
 	}
-	*res = Result{Notes: res.Notes, Timings: res.Timings}
+	*res = Result{Notes: res.Notes, Problems: res.Problems, Timings: res.Timings}
 	if err := syncDir(out, files, dirs, res, nil); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,20 @@
+package emit
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestWriteOutKeepsProblems: the CRDs compile could not write reach the
+// caller (they were dropped when the result was reset for the counts).
+func TestWriteOutKeepsProblems(t *testing.T) {
+	tooLarge := &CRDError{File: "big.yaml", Err: errors.New("too large")}
+	res := &Result{Notes: []string{"a note"}, Problems: []error{tooLarge}}
+	got, err := writeOut(t.TempDir(), map[string][]byte{"apis/x.go": []byte("package x\n")}, nil, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Problems) != 1 || !errors.Is(got.Problems[0], tooLarge) || len(got.Notes) != 1 || got.Written != 1 {
+		t.Errorf("result %+v: want the problem, the note and 1 file written", got)
+	}
+}
