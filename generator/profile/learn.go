@@ -118,15 +118,15 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	put, del, patch := r.Ops[http.MethodPut], r.Ops[http.MethodDelete], r.Ops[http.MethodPatch]
 	if put != nil {
 		codes := l.exampleCodes(put)
-		t.Create = pick(ev.answers[caseCreate], specAnswer(put, codes, caseCreate))
-		t.Update = pick(ev.answers[caseUpdate], updateLikeCreate(ev.answers[caseCreate], t.Create, specAnswer(put, codes, caseUpdate)))
+		t.Create = pick(ev.answers[caseCreate], l.answerRule(caseCreate, r.ARMType, put, specAnswer(put, codes, caseCreate)))
+		t.Update = pick(ev.answers[caseUpdate], updateLikeCreate(ev.answers[caseCreate], t.Create, l.answerRule(caseUpdate, r.ARMType, put, specAnswer(put, codes, caseUpdate))))
 	}
 	if patch != nil {
-		t.Patch = pick(ev.answers[casePatch], specAnswer(patch, l.exampleCodes(patch), casePatch))
+		t.Patch = pick(ev.answers[casePatch], l.answerRule(casePatch, r.ARMType, patch, specAnswer(patch, l.exampleCodes(patch), casePatch)))
 	}
 	if del != nil {
 		codes := l.exampleCodes(del)
-		t.Delete = pick(ev.answers[caseDelete], specAnswer(del, codes, caseDelete))
+		t.Delete = pick(ev.answers[caseDelete], l.answerRule(caseDelete, r.ARMType, del, specAnswer(del, codes, caseDelete)))
 		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], specAnswer(del, codes, caseDeleteMissing))
 	}
 	t.NotFound = cmp.Or(pickError(ev.notFound), l.providers.notFoundFor(r.ARMType), notFoundRule(r.ARMType))
@@ -139,6 +139,12 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	t.DeleteBlocked = pickBlocked(ev.blocked)
 	t.Operation = operationShape(ev.ops)
 	return t
+}
+
+// answerRule is the provider or ARM-wide rule for a case of a type no
+// recording shows answering it (answerrules.go), else spec.
+func (l *learner) answerRule(c, armType string, op *tree.Operation, spec *recording.Answer) *recording.Answer {
+	return l.providers.answers.answerFor(c, armType, op.LongRunning, spec)
 }
 
 // operationShape is what recorded finished operation statuses carry

@@ -51,6 +51,9 @@ func providerOf(armType string) string {
 // and level.
 type providerRules struct {
 	notFound, parentNotFound map[string]*recording.Error
+	// answers are the verb answers recorded types agree on
+	// (answerrules.go).
+	answers answerRules
 }
 
 // learnProviderRules finds the provider rules of the recorded not-found
@@ -60,6 +63,7 @@ func learnProviderRules(kinds []*model.Kind, ev map[string]*evidence) providerRu
 	return providerRules{
 		notFound:       agreeing(kinds, ev, func(e *evidence) []seen { return e.notFound }, "a missing resource"),
 		parentNotFound: agreeing(kinds, ev, func(e *evidence) []seen { return e.parentNotFound }, "a resource whose parent is gone"),
+		answers:        learnAnswerRules(kinds, ev),
 	}
 }
 
