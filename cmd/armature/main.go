@@ -231,22 +231,32 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		t := res.Timings
-		kinds, pkgs := 0, len(res.Model.Packages)
+		// One CRD per group and kind, whichever api-versions serve it.
+		crds := map[string]bool{}
+		newest, pkgs := 0, len(res.Model.Packages)
 		for _, pk := range res.Model.Packages {
-			kinds += len(pk.Kinds)
+			newest += len(pk.Kinds)
+			for _, k := range pk.Kinds {
+				crds[pk.Group+"/"+k.Name] = true
+			}
 		}
-		versions := ""
+		older, olderVersions := 0, 0
 		for _, o := range res.Older {
 			pkgs += len(o.Model.Packages)
-			n := 0
 			for _, pk := range o.Model.Packages {
-				n += len(pk.Kinds)
-				versions += fmt.Sprintf(", also served at %s", pk.Version)
+				older += len(pk.Kinds)
+				olderVersions++
+				for _, k := range pk.Kinds {
+					crds[pk.Group+"/"+k.Name] = true
+				}
 			}
-			versions += fmt.Sprintf(" (%d kinds)", n)
 		}
-		fmt.Fprintf(stderr, "armature: %d kinds%s, %d packages → %s (%d written, %d unchanged, %d removed) in %s\n",
-			kinds, versions, pkgs, opts.OutDir, res.Emit.Written, res.Emit.Unchanged, len(res.Emit.Removed), time.Since(start).Round(time.Millisecond))
+		versions := ""
+		if older > 0 {
+			versions = fmt.Sprintf(": %d at their newest api-version, %d served at %d older ones too (or only)", newest, older, olderVersions)
+		}
+		fmt.Fprintf(stderr, "armature: %d kinds, one CRD each%s; %d packages → %s (%d written, %d unchanged, %d removed) in %s\n",
+			len(crds), versions, pkgs, opts.OutDir, res.Emit.Written, res.Emit.Unchanged, len(res.Emit.Removed), time.Since(start).Round(time.Millisecond))
 		fmt.Fprintf(stderr, "armature: load %s, tree %s, classify %s, model %s, emit go %s, controller-tools %s, crds %s, docs %s, write %s\n",
 			ms(t.Load), ms(t.Tree), ms(t.Classify), ms(t.Model), ms(t.Emit.Go), ms(t.Emit.ControllerTools), ms(t.Emit.CRDs), ms(t.Emit.Docs), ms(t.Emit.Write))
 		for _, c := range res.Changes {

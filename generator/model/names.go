@@ -55,17 +55,29 @@ func KindNameOf(r *tree.Resource) string {
 }
 
 // caseFrom returns seg with the casing it has in text when seg is all lower
-// case and text holds it ignoring case (and is not itself all lower case);
-// else seg.
+// case and text holds it ignoring case as whole words (it starts a word and
+// the next word, or the end, follows it: `servers` is not taken from
+// `ServerSecurityAlertPolicies`, which would give ServerS…), and text is
+// not itself all lower case; else seg.
 func caseFrom(seg, text string) string {
 	if seg != strings.ToLower(seg) || text == strings.ToLower(text) {
 		return seg
 	}
-	i := strings.Index(strings.ToLower(text), seg)
-	if i < 0 {
-		return seg
+	lower := strings.ToLower(text)
+	for from := 0; ; {
+		i := strings.Index(lower[from:], seg)
+		if i < 0 {
+			return seg
+		}
+		i += from
+		end := i + len(seg)
+		starts := i == 0 || !unicode.IsLower(rune(text[i]))
+		ends := end == len(text) || !unicode.IsLower(rune(text[end]))
+		if starts && ends {
+			return text[i:end]
+		}
+		from = i + 1
 	}
-	return text[i : i+len(seg)]
 }
 
 // GroupShort is the first label of the API group: Microsoft.Storage → storage.

@@ -61,3 +61,24 @@ func TestCELField(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseFrom: a lower-case ARM type segment takes the operationId's
+// casing only where it is whole words there.
+func TestCaseFrom(t *testing.T) {
+	cases := []struct{ seg, text, want string }{
+		{"alertrules", "AlertRules", "AlertRules"},
+		{"alertrules", "MetricAlertRules", "AlertRules"},
+		{"servers", "ServerSecurityAlertPolicies", "servers"},       // not ServerS…
+		{"databases", "DatabaseSecurityAlertPolicies", "databases"}, // not DatabaseS…
+		{"dnszones", "Zones", "dnszones"},
+		{"zones", "DNSZones", "Zones"},
+		{"servers", "Servers", "Servers"},
+		{"storageAccounts", "StorageAccounts", "storageAccounts"}, // not lower case: as written
+		{"alertrules", "alertrules", "alertrules"},
+	}
+	for _, c := range cases {
+		if got := caseFrom(c.seg, c.text); got != c.want {
+			t.Errorf("caseFrom(%q, %q) = %q, want %q", c.seg, c.text, got, c.want)
+		}
+	}
+}

@@ -424,165 +424,6 @@ var ServerDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
-// ServerSSecurityAlertPolicyDescriptor describes ServerSSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
-var ServerSSecurityAlertPolicyDescriptor = descriptor.Descriptor{
-	APIVersion:    "2021-11-01",
-	ARMType:       "Microsoft.Sql/servers/securityAlertPolicies",
-	Group:         "sql.azure.armature.dev",
-	Kind:          "ServerSSecurityAlertPolicy",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies"},
-	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
-	NameParameter: "securityAlertPolicyName",
-	OwnerARMType:  "Microsoft.Sql/servers",
-	OwnerGroup:    "sql.azure.armature.dev",
-	OwnerKind:     "Server",
-	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies/{securityAlertPolicyName}",
-	Properties: []descriptor.Property{
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"id"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"name"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "creationTime"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "disabledAlerts"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "boolean",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "emailAddresses"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "retentionDays"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "integer",
-		},
-		{
-			Class:    descriptor.Writable,
-			Path:     descriptor.Path{"properties", "state"},
-			Required: true,
-			Rule:     "in the PUT body; the resource has no PATCH",
-			Type:     "string",
-		},
-		{
-			Class: descriptor.Secret,
-			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
-			Rule:  "x-ms-secret: true",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "storageEndpoint"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdAt"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdBy"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdByType"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"type"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-	},
-	Scope:       descriptor.ScopeResourceGroup,
-	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
-	ServerDefaults: []descriptor.ServerDefault{
-		{
-			JSON: "[]",
-			Path: descriptor.Path{"properties", "disabledAlerts"},
-		},
-		{
-			JSON: "false",
-			Path: descriptor.Path{"properties", "emailAccountAdmins"},
-		},
-		{
-			JSON: "[]",
-			Path: descriptor.Path{"properties", "emailAddresses"},
-		},
-		{
-			JSON: "0",
-			Path: descriptor.Path{"properties", "retentionDays"},
-		},
-		{
-			JSON: "\"\"",
-			Path: descriptor.Path{"properties", "storageEndpoint"},
-		},
-	},
-	Singleton: "Default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20211101",
-}
-
 // ServersAdvancedThreatProtectionSettingDescriptor describes ServersAdvancedThreatProtectionSetting to the reconciler, the webhook and the ARM emulator.
 var ServersAdvancedThreatProtectionSettingDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -2386,164 +2227,6 @@ var ServersDatabaseDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
-// ServersDatabaseSSecurityAlertPolicyDescriptor describes ServersDatabaseSSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
-var ServersDatabaseSSecurityAlertPolicyDescriptor = descriptor.Descriptor{
-	APIVersion:    "2021-11-01",
-	ARMType:       "Microsoft.Sql/servers/databases/securityAlertPolicies",
-	Group:         "sql.azure.armature.dev",
-	Kind:          "ServersDatabaseSSecurityAlertPolicy",
-	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies"},
-	NameParameter: "securityAlertPolicyName",
-	OwnerARMType:  "Microsoft.Sql/servers/databases",
-	OwnerGroup:    "sql.azure.armature.dev",
-	OwnerKind:     "ServersDatabase",
-	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies/{securityAlertPolicyName}",
-	Properties: []descriptor.Property{
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"id"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"name"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"properties", "creationTime"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "disabledAlerts"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "boolean",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "emailAddresses"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "retentionDays"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "integer",
-		},
-		{
-			Class:    descriptor.Writable,
-			Path:     descriptor.Path{"properties", "state"},
-			Required: true,
-			Rule:     "in the PUT body; the resource has no PATCH",
-			Type:     "string",
-		},
-		{
-			Class: descriptor.Secret,
-			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
-			Rule:  "x-ms-secret: true",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "storageEndpoint"},
-			Rule:  "in the PUT body; the resource has no PATCH",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "object",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdAt"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdBy"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "createdByType"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
-			Rule:  "inside readOnly systemData",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.ReadOnly,
-			Path:  descriptor.Path{"type"},
-			Rule:  "readOnly: true in the PUT body schema",
-			Type:  "string",
-		},
-	},
-	Scope:       descriptor.ScopeResourceGroup,
-	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
-	ServerDefaults: []descriptor.ServerDefault{
-		{
-			JSON: "[]",
-			Path: descriptor.Path{"properties", "disabledAlerts"},
-		},
-		{
-			JSON: "true",
-			Path: descriptor.Path{"properties", "emailAccountAdmins"},
-		},
-		{
-			JSON: "[]",
-			Path: descriptor.Path{"properties", "emailAddresses"},
-		},
-		{
-			JSON: "0",
-			Path: descriptor.Path{"properties", "retentionDays"},
-		},
-		{
-			JSON: "\"\"",
-			Path: descriptor.Path{"properties", "storageEndpoint"},
-		},
-	},
-	Singleton: "default",
-	Verbs:     []string{"GET", "PUT"},
-	Version:   "v20211101",
-}
-
 // ServersDatabasesAdvancedThreatProtectionSettingDescriptor describes ServersDatabasesAdvancedThreatProtectionSetting to the reconciler, the webhook and the ARM emulator.
 var ServersDatabasesAdvancedThreatProtectionSettingDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -2973,6 +2656,164 @@ var ServersDatabasesExtendedAuditingSettingDescriptor = descriptor.Descriptor{
 		{
 			JSON: "\"00000000-0000-0000-0000-000000000000\"",
 			Path: descriptor.Path{"properties", "storageAccountSubscriptionId"},
+		},
+	},
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
+// ServersDatabasesSecurityAlertPolicyDescriptor describes ServersDatabasesSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
+var ServersDatabasesSecurityAlertPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/databases/securityAlertPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersDatabasesSecurityAlertPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies"},
+	NameParameter: "securityAlertPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers/databases",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "ServersDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies/{securityAlertPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "disabledAlerts"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAddresses"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "state"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "disabledAlerts"},
+		},
+		{
+			JSON: "true",
+			Path: descriptor.Path{"properties", "emailAccountAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "emailAddresses"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "storageEndpoint"},
 		},
 	},
 	Singleton: "default",
@@ -3661,6 +3502,165 @@ var ServersOutboundFirewallRuleDescriptor = descriptor.Descriptor{
 	Version:        "v20211101",
 }
 
+// ServersSecurityAlertPolicyDescriptor describes ServersSecurityAlertPolicy to the reconciler, the webhook and the ARM emulator.
+var ServersSecurityAlertPolicyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/securityAlertPolicies",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersSecurityAlertPolicy",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "securityAlertPolicyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies/{securityAlertPolicyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationTime"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "disabledAlerts"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAccountAdmins"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "emailAddresses"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "retentionDays"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "state"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Secret,
+			Path:  descriptor.Path{"properties", "storageAccountAccessKey"},
+			Rule:  "x-ms-secret: true",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "storageEndpoint"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:       descriptor.ScopeResourceGroup,
+	SecretPaths: []descriptor.Path{descriptor.Path{"properties", "storageAccountAccessKey"}},
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "disabledAlerts"},
+		},
+		{
+			JSON: "false",
+			Path: descriptor.Path{"properties", "emailAccountAdmins"},
+		},
+		{
+			JSON: "[]",
+			Path: descriptor.Path{"properties", "emailAddresses"},
+		},
+		{
+			JSON: "0",
+			Path: descriptor.Path{"properties", "retentionDays"},
+		},
+		{
+			JSON: "\"\"",
+			Path: descriptor.Path{"properties", "storageEndpoint"},
+		},
+	},
+	Singleton: "Default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
 // ServersVirtualNetworkRuleDescriptor describes ServersVirtualNetworkRule to the reconciler, the webhook and the ARM emulator.
 var ServersVirtualNetworkRuleDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -3845,16 +3845,15 @@ func DefaultsFor(kind string) map[string]string {
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&ServerDescriptor,
-		&ServerSSecurityAlertPolicyDescriptor,
 		&ServersAdvancedThreatProtectionSettingDescriptor,
 		&ServersAuditingSettingDescriptor,
 		&ServersConnectionPolicyDescriptor,
 		&ServersDatabaseDescriptor,
-		&ServersDatabaseSSecurityAlertPolicyDescriptor,
 		&ServersDatabasesAdvancedThreatProtectionSettingDescriptor,
 		&ServersDatabasesAuditingSettingDescriptor,
 		&ServersDatabasesBackupLongTermRetentionPolicyDescriptor,
 		&ServersDatabasesExtendedAuditingSettingDescriptor,
+		&ServersDatabasesSecurityAlertPolicyDescriptor,
 		&ServersDatabasesTransparentDataEncryptionDescriptor,
 		&ServersDatabasesVulnerabilityAssessmentDescriptor,
 		&ServersElasticPoolDescriptor,
@@ -3862,6 +3861,7 @@ func Descriptors() []*descriptor.Descriptor {
 		&ServersFirewallRuleDescriptor,
 		&ServersIpv6FirewallRuleDescriptor,
 		&ServersOutboundFirewallRuleDescriptor,
+		&ServersSecurityAlertPolicyDescriptor,
 		&ServersVirtualNetworkRuleDescriptor,
 		&ServersVulnerabilityAssessmentDescriptor,
 	}

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ServersDatabaseSSecurityAlertPolicy is a Microsoft.Sql/servers/databases/securityAlertPolicies, api-version 2021-11-01.
+// ServersDatabasesSecurityAlertPolicy is a Microsoft.Sql/servers/databases/securityAlertPolicies, api-version 2021-11-01.
 // ARM path: /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/databases/{databaseName}/securityAlertPolicies/{securityAlertPolicyName}
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -16,24 +16,24 @@ import (
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
-type ServersDatabaseSSecurityAlertPolicy struct {
+type ServersDatabasesSecurityAlertPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ServersDatabaseSSecurityAlertPolicySpec   `json:"spec,omitempty"`
-	Status ServersDatabaseSSecurityAlertPolicyStatus `json:"status,omitempty"`
+	Spec   ServersDatabasesSecurityAlertPolicySpec   `json:"spec,omitempty"`
+	Status ServersDatabasesSecurityAlertPolicyStatus `json:"status,omitempty"`
 }
 
-// ServersDatabaseSSecurityAlertPolicyList is a list of ServersDatabaseSSecurityAlertPolicy.
+// ServersDatabasesSecurityAlertPolicyList is a list of ServersDatabasesSecurityAlertPolicy.
 // +kubebuilder:object:root=true
-type ServersDatabaseSSecurityAlertPolicyList struct {
+type ServersDatabasesSecurityAlertPolicyList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ServersDatabaseSSecurityAlertPolicy `json:"items"`
+	Items           []ServersDatabasesSecurityAlertPolicy `json:"items"`
 }
 
-// ServersDatabaseSSecurityAlertPolicySpec is the desired state of a Microsoft.Sql/servers/databases/securityAlertPolicies: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
-type ServersDatabaseSSecurityAlertPolicySpec struct {
+// ServersDatabasesSecurityAlertPolicySpec is the desired state of a Microsoft.Sql/servers/databases/securityAlertPolicies: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+type ServersDatabasesSecurityAlertPolicySpec struct {
 	// AzureName is the name of the resource in Azure. This resource type is a singleton: it is always "default".
 	AzureName string `json:"azureName,omitempty"`
 
@@ -56,8 +56,8 @@ type ServersDatabaseSSecurityAlertPolicySpec struct {
 	Properties *SecurityAlertsPolicyProperties `json:"properties,omitempty"`
 }
 
-// ServersDatabaseSSecurityAlertPolicyStatus is the observed state of a Microsoft.Sql/servers/databases/securityAlertPolicies: the last GET from ARM, plus conditions.
-type ServersDatabaseSSecurityAlertPolicyStatus struct {
+// ServersDatabasesSecurityAlertPolicyStatus is the observed state of a Microsoft.Sql/servers/databases/securityAlertPolicies: the last GET from ARM, plus conditions.
+type ServersDatabasesSecurityAlertPolicyStatus struct {
 	// Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.
 	// +listType=map
 	// +listMapKey=type
@@ -91,5 +91,5 @@ type ServersDatabaseSSecurityAlertPolicyStatus struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ServersDatabaseSSecurityAlertPolicy{}, &ServersDatabaseSSecurityAlertPolicyList{})
+	SchemeBuilder.Register(&ServersDatabasesSecurityAlertPolicy{}, &ServersDatabasesSecurityAlertPolicyList{})
 }

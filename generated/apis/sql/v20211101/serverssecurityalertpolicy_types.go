@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ServerSSecurityAlertPolicy is a Microsoft.Sql/servers/securityAlertPolicies, api-version 2021-11-01.
+// ServersSecurityAlertPolicy is a Microsoft.Sql/servers/securityAlertPolicies, api-version 2021-11-01.
 // ARM path: /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/securityAlertPolicies/{securityAlertPolicyName}
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -16,24 +16,24 @@ import (
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
-type ServerSSecurityAlertPolicy struct {
+type ServersSecurityAlertPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ServerSSecurityAlertPolicySpec   `json:"spec,omitempty"`
-	Status ServerSSecurityAlertPolicyStatus `json:"status,omitempty"`
+	Spec   ServersSecurityAlertPolicySpec   `json:"spec,omitempty"`
+	Status ServersSecurityAlertPolicyStatus `json:"status,omitempty"`
 }
 
-// ServerSSecurityAlertPolicyList is a list of ServerSSecurityAlertPolicy.
+// ServersSecurityAlertPolicyList is a list of ServersSecurityAlertPolicy.
 // +kubebuilder:object:root=true
-type ServerSSecurityAlertPolicyList struct {
+type ServersSecurityAlertPolicyList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ServerSSecurityAlertPolicy `json:"items"`
+	Items           []ServersSecurityAlertPolicy `json:"items"`
 }
 
-// ServerSSecurityAlertPolicySpec is the desired state of a Microsoft.Sql/servers/securityAlertPolicies: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
-type ServerSSecurityAlertPolicySpec struct {
+// ServersSecurityAlertPolicySpec is the desired state of a Microsoft.Sql/servers/securityAlertPolicies: the ARM request body, plus the operator fields azureName, owner, resourceID and operatorSpec.
+type ServersSecurityAlertPolicySpec struct {
 	// AzureName is the name of the resource in Azure. This resource type is a singleton: it is always "Default".
 	AzureName string `json:"azureName,omitempty"`
 
@@ -56,8 +56,8 @@ type ServerSSecurityAlertPolicySpec struct {
 	Properties *SecurityAlertsPolicyProperties `json:"properties,omitempty"`
 }
 
-// ServerSSecurityAlertPolicyStatus is the observed state of a Microsoft.Sql/servers/securityAlertPolicies: the last GET from ARM, plus conditions.
-type ServerSSecurityAlertPolicyStatus struct {
+// ServersSecurityAlertPolicyStatus is the observed state of a Microsoft.Sql/servers/securityAlertPolicies: the last GET from ARM, plus conditions.
+type ServersSecurityAlertPolicyStatus struct {
 	// Conditions of the resource; Ready summarises them, ActionRequired says whether the user must act.
 	// +listType=map
 	// +listMapKey=type
@@ -91,5 +91,5 @@ type ServerSSecurityAlertPolicyStatus struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&ServerSSecurityAlertPolicy{}, &ServerSSecurityAlertPolicyList{})
+	SchemeBuilder.Register(&ServersSecurityAlertPolicy{}, &ServersSecurityAlertPolicyList{})
 }
