@@ -32,22 +32,28 @@ func TestAnswerRules(t *testing.T) {
 	}
 	both := recording.Answer{Status: 202, AsyncOperation: true, Location: recording.LocationOperation, EmptyBody: true}
 	asyncOnly := recording.Answer{Status: 201, AsyncOperation: true}
-	syncOK := recording.Answer{Status: 200}
+	located := recording.Answer{Status: 201, Location: recording.LocationResource}
+	locOnly := recording.Answer{Status: 202, Location: recording.LocationOperation, EmptyBody: true}
+	// A long-running PUT whose swagger says final-state-via location.
+	locPut := &tree.Operation{Method: http.MethodPut, LongRunning: true, FinalStateVia: "location"}
 	answered := func(c string, a recording.Answer, where string) *evidence {
 		return &evidence{answers: map[string][]seen{c: {{where: where, answer: a}}}}
 	}
 	const (
-		vnet  = "Microsoft.Network/virtualNetworks"
-		nsg   = "Microsoft.Network/networkSecurityGroups"
-		nic   = "Microsoft.Network/networkInterfaces"
-		rules = "Microsoft.Network/networkSecurityGroups/securityRules"
-		route = "Microsoft.Network/routeTables/routes"
-		disks = "Microsoft.Compute/disks"
-		crg   = "Microsoft.Compute/capacityReservationGroups"
-		image = "Microsoft.Compute/images"
-		fw    = "Microsoft.Cache/redis/firewallRules"
-		fic   = "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials"
-		keys  = "Microsoft.KeyVault/vaults/keys"
+		vnet    = "Microsoft.Network/virtualNetworks"
+		nsg     = "Microsoft.Network/networkSecurityGroups"
+		nic     = "Microsoft.Network/networkInterfaces"
+		rules   = "Microsoft.Network/networkSecurityGroups/securityRules"
+		route   = "Microsoft.Network/routeTables/routes"
+		disks   = "Microsoft.Compute/disks"
+		crg     = "Microsoft.Compute/capacityReservationGroups"
+		image   = "Microsoft.Compute/images"
+		fw      = "Microsoft.Cache/redis/firewallRules"
+		fic     = "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials"
+		keys    = "Microsoft.KeyVault/vaults/keys"
+		sqlDB   = "Microsoft.Sql/servers/databases"
+		sqlPool = "Microsoft.Sql/servers/elasticPools"
+		cosmos  = "Microsoft.DocumentDB/databaseAccounts/sqlDatabases"
 	)
 	cases := map[string]struct {
 		reason string
@@ -64,7 +70,7 @@ func TestAnswerRules(t *testing.T) {
 			ev:     map[string]*evidence{strings.ToLower(vnet): answered(caseDelete, both, "a.yaml #1"), strings.ToLower(nsg): answered(caseDelete, both, "b.yaml #2")},
 			ask:    nic, c: caseDelete,
 			want:   "202 async+operation empty",
-			source: "provider rule: the delete answer of the 2 top-level types of the provider whose swagger has the verb long-running, as recorded: 202 Azure-AsyncOperation+Location, no body; networkSecurityGroups (b.yaml #2), virtualNetworks (a.yaml #1)",
+			source: "provider rule: the delete of the 2 top-level types of the provider for which the swagger says (202 Location, no body) is recorded (202 Azure-AsyncOperation+Location, no body): networkSecurityGroups (b.yaml #2), virtualNetworks (a.yaml #1)",
 		},
 		"OneType": {
 			reason: "one recorded type makes no rule: the swagger decides",
@@ -98,21 +104,37 @@ func TestAnswerRules(t *testing.T) {
 			want:   "200 empty",
 			source: "rule: a synchronous delete answers 200",
 		},
-		"ARMWideOtherSwagger": {
-			reason: "an ARM-wide rule of types whose swagger says synchronous does not decide a type whose swagger says long-running",
-			kinds:  []*model.Kind{kind(fw, syncPut), kind(fic, syncPut), kind(keys, lroPut)},
-			ev:     map[string]*evidence{strings.ToLower(fw): answered(caseUpdate, syncOK, "a.yaml #1"), strings.ToLower(fic): answered(caseUpdate, syncOK, "b.yaml #2")},
-			ask:    keys, c: caseUpdate,
-			want:   "200 async",
-			source: "rule: an update answers 200",
-		},
 		"ARMWide": {
-			reason: "nested types of two providers, none recorded otherwise, decide a third provider's (Redis firewall rules and federated credentials: a synchronous update answers 200 without an operation)",
+			reason: "nested types of two providers, none recorded otherwise, decide a third provider's (Redis firewall rules and federated credentials: a create answers 201 with a Location naming the resource, the swagger says 201 alone)",
 			kinds:  []*model.Kind{kind(fw, syncPut), kind(fic, syncPut), kind(keys, syncPut)},
-			ev:     map[string]*evidence{strings.ToLower(fw): answered(caseUpdate, syncOK, "a.yaml #1"), strings.ToLower(fic): answered(caseUpdate, syncOK, "b.yaml #2")},
-			ask:    keys, c: caseUpdate,
-			want:   "200",
-			source: "ARM-wide rule: the update answer of the 2 nested types of all providers whose swagger has the verb synchronous, as recorded: 200 synchronous; Microsoft.Cache/redis/firewallRules (a.yaml #1), Microsoft.ManagedIdentity/",
+			ev:     map[string]*evidence{strings.ToLower(fw): answered(caseCreate, located, "a.yaml #1"), strings.ToLower(fic): answered(caseCreate, located, "b.yaml #2")},
+			ask:    keys, c: caseCreate,
+			want:   "201 resource",
+			source: "ARM-wide rule: the create of the 2 nested types of all providers for which the swagger says (201 synchronous) is recorded (201 Location of the resource): Microsoft.Cache/redis/firewallRules (a.yaml #1), Microsoft.ManagedIdentity/",
+		},
+		"ARMWideOtherSwagger": {
+			reason: "an ARM-wide rule of types for which the swagger says a synchronous 201 does not decide a type for which it says long-running",
+			kinds:  []*model.Kind{kind(fw, syncPut), kind(fic, syncPut), kind(keys, lroPut)},
+			ev:     map[string]*evidence{strings.ToLower(fw): answered(caseCreate, located, "a.yaml #1"), strings.ToLower(fic): answered(caseCreate, located, "b.yaml #2")},
+			ask:    keys, c: caseCreate,
+			want:   "201 async",
+			source: "rule: a create answers 201",
+		},
+		"ARMWideOneProvider": {
+			reason: "types of one provider make no ARM-wide rule (SQL's nested types answer 202 with both headers where the swagger says Location; Cosmos is not told so)",
+			kinds:  []*model.Kind{kind(sqlDB, locPut), kind(sqlPool, locPut), kind(cosmos, locPut)},
+			ev:     map[string]*evidence{strings.ToLower(sqlDB): answered(caseCreate, both, "a.yaml #1"), strings.ToLower(sqlPool): answered(caseCreate, both, "a.yaml #2")},
+			ask:    cosmos, c: caseCreate,
+			want:   "201 operation empty",
+			source: "rule: a create answers 201",
+		},
+		"SameAsSwagger": {
+			reason: "recorded types answering as the swagger says make no rule: the swagger stays the source",
+			kinds:  []*model.Kind{kind(vnet, lroDelete), kind(nsg, lroDelete), kind(nic, lroDelete)},
+			ev:     map[string]*evidence{strings.ToLower(vnet): answered(caseDelete, locOnly, "a.yaml #1"), strings.ToLower(nsg): answered(caseDelete, locOnly, "b.yaml #2")},
+			ask:    nic, c: caseDelete,
+			want:   "202 operation empty",
+			source: "swagger:",
 		},
 		"OwnRecordingWins": {
 			reason: "a type's recorded create decides its update (rule 9) before the provider's recorded updates do",
@@ -130,6 +152,7 @@ func TestAnswerRules(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			l := &learner{providers: learnProviderRules(tc.kinds, tc.ev)}
+			l.providers.answers = learnAnswerRules(tc.kinds, tc.ev, l.specOf)
 			p := l.learn(tc.kinds[len(tc.kinds)-1], tc.ev[strings.ToLower(tc.ask)])
 			a := map[string]*recording.Answer{caseCreate: p.Create, caseUpdate: p.Update, casePatch: p.Patch, caseDelete: p.Delete}[tc.c]
 			if a == nil {
@@ -162,4 +185,76 @@ func shape(a *recording.Answer) string {
 		s += " empty"
 	}
 	return s
+}
+
+// TestOperationRules learns the finished operation status of a type none
+// of whose operations a recording polled to its end from its provider's
+// types (Compute's disk types name the resource under properties.output).
+func TestOperationRules(t *testing.T) {
+	diskPut := &tree.Operation{Method: http.MethodPut, LongRunning: true, FinalStateVia: "location"}
+	otherPut := &tree.Operation{Method: http.MethodPut, LongRunning: true}
+	kind := func(armType string, put *tree.Operation) *model.Kind {
+		return &model.Kind{Resource: &tree.Resource{ARMType: armType, Ops: map[string]*tree.Operation{http.MethodPut: put}}}
+	}
+	withOutput := func(where string) *evidence {
+		return &evidence{answers: map[string][]seen{}, ops: []seen{{where: where, body: map[string]any{"status": "Succeeded", "properties": map[string]any{"output": map[string]any{}}}}}}
+	}
+	plain := func(where string) *evidence {
+		return &evidence{answers: map[string][]seen{}, ops: []seen{{where: where, body: map[string]any{"status": "Succeeded"}}}}
+	}
+	const (
+		disks = "Microsoft.Compute/disks"
+		snaps = "Microsoft.Compute/snapshots"
+		des   = "Microsoft.Compute/diskEncryptionSets"
+	)
+	cases := map[string]struct {
+		reason string
+		kinds  []*model.Kind
+		ev     map[string]*evidence
+		want   string // "output", "" for a plain status
+		source string
+	}{
+		"Agree": {
+			reason: "two types of a provider, for which the swagger says the same of a create, polled alike, decide a third's",
+			kinds:  []*model.Kind{kind(disks, diskPut), kind(snaps, diskPut), kind(des, diskPut)},
+			ev:     map[string]*evidence{strings.ToLower(disks): withOutput("a.yaml #3"), strings.ToLower(snaps): withOutput("b.yaml #4")},
+			want:   "output",
+			source: "provider rule: the finished operations of the 2 top-level types of the provider for which the swagger says (201 Location, no body) of a create, as recorded: disks (a.yaml #3), snapshots (b.yaml #4)",
+		},
+		"Disagree": {
+			reason: "a plain status of one type is a disagreement",
+			kinds:  []*model.Kind{kind(disks, diskPut), kind(snaps, diskPut), kind(des, diskPut)},
+			ev:     map[string]*evidence{strings.ToLower(disks): withOutput("a.yaml #3"), strings.ToLower(snaps): plain("b.yaml #4")},
+		},
+		"OtherSwagger": {
+			reason: "types for which the swagger says otherwise of a create make no rule",
+			kinds:  []*model.Kind{kind(disks, diskPut), kind(snaps, diskPut), kind(des, otherPut)},
+			ev:     map[string]*evidence{strings.ToLower(disks): withOutput("a.yaml #3"), strings.ToLower(snaps): withOutput("b.yaml #4")},
+		},
+		"OwnWins": {
+			reason: "a type's own polled operations, plain, win",
+			kinds:  []*model.Kind{kind(disks, diskPut), kind(snaps, diskPut), kind(des, diskPut)},
+			ev:     map[string]*evidence{strings.ToLower(disks): withOutput("a.yaml #3"), strings.ToLower(snaps): withOutput("b.yaml #4"), strings.ToLower(des): plain("c.yaml #5")},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := &learner{providers: learnProviderRules(tc.kinds, tc.ev)}
+			l.providers.operations = learnOperationRules(tc.kinds, tc.ev, l.specOf)
+			p := l.learn(tc.kinds[len(tc.kinds)-1], tc.ev[strings.ToLower(des)])
+			got, source := "", ""
+			if p.Operation != nil {
+				source = p.Operation.Source
+				if p.Operation.Output {
+					got = "output"
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\noperation of %s (-want +got):\n%s", tc.reason, des, diff)
+			}
+			if diff := cmp.Diff(tc.source, source); diff != "" {
+				t.Errorf("%s\nsource (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

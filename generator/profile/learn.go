@@ -47,7 +47,9 @@ func Learn(m *model.Model, opts Options) (map[string][]byte, []string, error) {
 		}
 	}
 	ev := gather(opts.Recordings, matcher)
-	l := &learner{root: opts.SpecRoot, providers: learnProviderRules(kinds, ev)}
+	l := &learner{root: opts.SpecRoot, providers: learnProviderRules(kinds, ev), codes: map[*tree.Operation]codeSet{}}
+	l.providers.answers = learnAnswerRules(kinds, ev, l.specOf)
+	l.providers.operations = learnOperationRules(kinds, ev, l.specOf)
 	byProvider := map[string][]recording.Profile{}
 	for _, k := range kinds {
 		t := l.learn(k, ev[strings.ToLower(k.Resource.ARMType)])
@@ -103,8 +105,11 @@ var Files embed.FS
 type learner struct {
 	root  string
 	notes []string
-	// providers are the errors a provider's recorded types agree on.
+	// providers are the errors and answers a provider's recorded types
+	// agree on.
 	providers providerRules
+	// codes are the example codes read, by operation.
+	codes map[*tree.Operation]codeSet
 }
 
 // learn builds the profile of one kind: recorded answers first, then what
@@ -117,17 +122,15 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	t := recording.Profile{ARMType: r.ARMType, APIVersion: r.APIVersion}
 	put, del, patch := r.Ops[http.MethodPut], r.Ops[http.MethodDelete], r.Ops[http.MethodPatch]
 	if put != nil {
-		codes := l.exampleCodes(put)
-		t.Create = pick(ev.answers[caseCreate], l.answerRule(caseCreate, r.ARMType, put, specAnswer(put, codes, caseCreate)))
-		t.Update = pick(ev.answers[caseUpdate], updateLikeCreate(ev.answers[caseCreate], t.Create, l.answerRule(caseUpdate, r.ARMType, put, specAnswer(put, codes, caseUpdate))))
+		t.Create = pick(ev.answers[caseCreate], l.answerRule(caseCreate, r.ARMType, l.specOf(k, caseCreate)))
+		t.Update = pick(ev.answers[caseUpdate], updateLikeCreate(ev.answers[caseCreate], t.Create, l.answerRule(caseUpdate, r.ARMType, l.specOf(k, caseUpdate))))
 	}
 	if patch != nil {
-		t.Patch = pick(ev.answers[casePatch], l.answerRule(casePatch, r.ARMType, patch, specAnswer(patch, l.exampleCodes(patch), casePatch)))
+		t.Patch = pick(ev.answers[casePatch], l.answerRule(casePatch, r.ARMType, l.specOf(k, casePatch)))
 	}
 	if del != nil {
-		codes := l.exampleCodes(del)
-		t.Delete = pick(ev.answers[caseDelete], l.answerRule(caseDelete, r.ARMType, del, specAnswer(del, codes, caseDelete)))
-		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], specAnswer(del, codes, caseDeleteMissing))
+		t.Delete = pick(ev.answers[caseDelete], l.answerRule(caseDelete, r.ARMType, l.specOf(k, caseDelete)))
+		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], l.specOf(k, caseDeleteMissing))
 	}
 	t.NotFound = cmp.Or(pickError(ev.notFound), l.providers.notFoundFor(r.ARMType), notFoundRule(r.ARMType))
 	t.BeingDeleted = pickError(ev.beingDeleted)
@@ -138,13 +141,30 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	t.Answered = answered(k.Table, append(slices.Clip(ev.gets), ev.puts...), r.Singleton != "")
 	t.DeleteBlocked = pickBlocked(ev.blocked)
 	t.Operation = operationShape(ev.ops)
+	if len(ev.ops) == 0 {
+		t.Operation = l.providers.operations.operationFor(k, l.specOf)
+	}
 	return t
 }
 
 // answerRule is the provider or ARM-wide rule for a case of a type no
 // recording shows answering it (answerrules.go), else spec.
-func (l *learner) answerRule(c, armType string, op *tree.Operation, spec *recording.Answer) *recording.Answer {
-	return l.providers.answers.answerFor(c, armType, op.LongRunning, spec)
+func (l *learner) answerRule(c, armType string, spec *recording.Answer) *recording.Answer {
+	return l.providers.answers.answerFor(c, armType, spec)
+}
+
+// specOf is what the examples, the swagger and the rules say of a case of
+// a kind, or nil when the kind has no such verb.
+func (l *learner) specOf(k *model.Kind, c string) *recording.Answer {
+	verb := verbOfCase[c]
+	if c == caseDeleteMissing {
+		verb = http.MethodDelete
+	}
+	op := k.Resource.Ops[verb]
+	if op == nil {
+		return nil
+	}
+	return specAnswer(op, l.exampleCodes(op), c)
 }
 
 // operationShape is what recorded finished operation statuses carry
@@ -386,7 +406,13 @@ func (c codeSet) String() string {
 
 // exampleCodes reads the response codes of an operation's examples.
 func (l *learner) exampleCodes(op *tree.Operation) codeSet {
+	if cs, ok := l.codes[op]; ok {
+		return cs
+	}
 	cs := codeSet{count: map[int]int{}}
+	if l.codes != nil {
+		defer func() { l.codes[op] = cs }()
+	}
 	for _, title := range slices.Sorted(maps.Keys(op.Examples)) {
 		file := op.Examples[title]
 		b, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(file)))

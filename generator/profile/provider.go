@@ -52,8 +52,11 @@ func providerOf(armType string) string {
 type providerRules struct {
 	notFound, parentNotFound map[string]*recording.Error
 	// answers are the verb answers recorded types agree on
-	// (answerrules.go).
+	// (answerrules.go; set by Learn, which knows the swagger's answers).
 	answers answerRules
+	// operations are the finished operation shapes they agree on
+	// (answerrules.go; set by Learn too).
+	operations operationRules
 }
 
 // learnProviderRules finds the provider rules of the recorded not-found
@@ -63,7 +66,6 @@ func learnProviderRules(kinds []*model.Kind, ev map[string]*evidence) providerRu
 	return providerRules{
 		notFound:       agreeing(kinds, ev, func(e *evidence) []seen { return e.notFound }, "a missing resource"),
 		parentNotFound: agreeing(kinds, ev, func(e *evidence) []seen { return e.parentNotFound }, "a resource whose parent is gone"),
-		answers:        learnAnswerRules(kinds, ev),
 	}
 }
 
