@@ -66,11 +66,15 @@ sweep: ## Generate, compile and check the examples of the wide corpus (../shared
 	@dir=$$(hack/corpus.sh) && $(GO) run ./cmd/armature sweep $(SWEEP_FLAGS) --markdown docs/coverage.md --json "$$(dirname "$$dir")/sweep.json" "$$dir"
 
 .PHONY: bench
-bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-secrets bench-scale ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-secrets bench-scale bench-crds ## Run the benchmarks and print their figures.
 
 .PHONY: bench-reconcile
 bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs two apiserver floors (same data; tiny status), apiserver CPU and requests by verb, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkReconcile -benchtime 1x -timeout 30m ./test/reconciler/
+
+.PHONY: bench-crds
+bench-crds: ## kube-apiserver resident memory bare and with every CRD of config/crd installed (CRD_DIR=another folder), per CRD, and the time to install them.
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkCRDCost -benchtime 1x -timeout 10m ./test/crdcost/
 
 .PHONY: bench-secrets
 bench-secrets: ## The operator's resident memory before and after 120 unrelated Secrets of 900 KiB appear (the operator as its own process, every namespace).

@@ -1,7 +1,6 @@
 package reconciler_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -163,7 +162,7 @@ func (p *operatorProcess) rssParts() (anon, file float64) {
 		return 0, 0
 	}
 	path := fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid)
-	return procStatusMiB(path, "RssAnon:"), procStatusMiB(path, "RssFile:")
+	return envtestutil.ProcStatusMiB(path, "RssAnon:"), envtestutil.ProcStatusMiB(path, "RssFile:")
 }
 
 func (p *operatorProcess) stop() {
@@ -190,31 +189,14 @@ func (p *operatorProcess) tail() string {
 	return string(b)
 }
 
-func vmHWM(path string) float64 { return procStatusMiB(path, "VmHWM:") }
+func vmHWM(path string) float64 { return envtestutil.ProcStatusMiB(path, "VmHWM:") }
 
 // rss is the process's resident memory now (VmRSS) in MiB.
 func (p *operatorProcess) rss() float64 {
 	if p.cmd.Process == nil {
 		return 0
 	}
-	return procStatusMiB(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid), "VmRSS:")
-}
-
-// procStatusMiB reads one kB figure of a /proc/<pid>/status file, in MiB.
-func procStatusMiB(path, key string) float64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), key); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			return float64(kb) / 1024
-		}
-	}
-	return 0
+	return envtestutil.ProcStatusMiB(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid), "VmRSS:")
 }
 
 // BenchmarkScale: N StorageAccounts (ARMATURE_BENCH_N, default 10,000)
