@@ -20,6 +20,11 @@
 //     recording that did not create the resource group, updates a resource
 //     that existed. Per case the answer most recordings show wins; Source
 //     counts them and names the first two (file #interaction, 0-based).
+//     A type with no recording of an error or a verb takes what its
+//     provider's recorded types of the same level agree on — at least two,
+//     none recorded otherwise — (provider.go: not-found codes;
+//     answerrules.go: verb answers and finished operations, keyed also by
+//     what the swagger says of the verb), else an ARM-wide answer rule.
 //  2. The x-ms-examples of the operation: the response codes they list
 //     (201 means a create answers 201; 204 on a DELETE means a missing
 //     resource answers 204).
