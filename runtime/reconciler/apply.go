@@ -70,6 +70,11 @@ func (r *Reconciler) apply(ctx context.Context, st *state, id string) (reconcile
 	if stale, err := r.stale(ctx, st); err != nil || stale {
 		return reconcile.Result{Requeue: stale}, step(stepStale, err)
 	}
+	if r.mem.takeCorrected(st.obj.GetUID()) && w.Create {
+		// The record was dropped to correct drift: the resource exists,
+		// and this PUT of the whole spec updates it (Updated, not Created).
+		w.Create, w.Reason = false, WhyLive
+	}
 	st.write = &pendingWrite{last: last, applied: applied}
 	// A digest, not the body: the body may hold secrets.
 	write := sha256.Sum256(fmt.Appendf(nil, "%d %s %s %s", st.obj.GetGeneration(), w.Verb, id, payload))

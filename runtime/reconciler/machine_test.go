@@ -503,10 +503,10 @@ func TestMachine(t *testing.T) {
 			want:   machineWant{res: now, ready: "True " + tSucceeded, events: []string{tEvDrift}, ann: map[string]string{tAnnLastApplied: "", tAnnOperation: "", tAnnARMID: mID}},
 		},
 		"DriftCorrectionWrite": {
-			reason: "after drift the spec's body is PUT whole (the resource is the object's: no claim GET)",
+			reason: "after drift the spec's body is PUT whole (the resource is the object's: no claim GET), an update: Updated, not Created",
 			prep:   driftSeen,
 			calls:  []armStep{put(createBody, ok(live()), nil), get(ok(live()), nil)},
-			want:   machineWant{res: after(mSync), ready: "True " + tSucceeded, events: []string{tEvCreated}, ann: map[string]string{tAnnLastApplied: createBody}},
+			want:   machineWant{res: after(mSync), ready: "True " + tSucceeded, events: []string{tEvUpdated}, ann: map[string]string{tAnnLastApplied: createBody}},
 		},
 		"DriftTagsAddedElsewhereNoDrift": {
 			reason: "values the spec does not set (tags added in the portal) are no drift",

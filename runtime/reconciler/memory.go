@@ -51,6 +51,9 @@ type remembered struct {
 	force bool
 	// refresh is the last refresh annotation acted on (AnnotationRefresh).
 	refresh string
+	// corrected is set when the last-applied record was dropped to
+	// correct drift: the resource exists, and the next PUT updates it.
+	corrected bool
 	// outputs is the digest of the outputs last written for the object
 	// (spec.operatorSpec): the same values are not written again.
 	outputs [32]byte
@@ -248,6 +251,21 @@ func (m *memory) newRefresh(uid types.UID, v string) (ok bool) {
 	m.with(uid, func(e *remembered) {
 		ok = e.refresh != v
 		e.refresh = v
+	})
+	return ok
+}
+
+// markCorrected records that the object's record was dropped to correct
+// drift; takeCorrected reports it, and clears it.
+func (m *memory) markCorrected(uid types.UID) {
+	m.with(uid, func(e *remembered) { e.corrected = true })
+}
+
+func (m *memory) takeCorrected(uid types.UID) (ok bool) {
+	m.read(uid, func(e *remembered) {
+		if e != nil {
+			ok, e.corrected = e.corrected, false
+		}
 	})
 	return ok
 }

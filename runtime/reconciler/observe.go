@@ -81,6 +81,7 @@ func (r *Reconciler) observeWith(ctx context.Context, st *state, id string, desi
 			if err := r.patchMeta(ctx, st, base); err != nil {
 				return reconcile.Result{}, step(stepRecord, err)
 			}
+			r.mem.markCorrected(st.obj.GetUID())
 			return reconcile.Result{Requeue: true}, nil
 		}
 		st.setCondition(true, core.ReasonSucceeded, "Azure differs from spec at "+strings.Join(diff, ", ")+" (policy "+string(st.policy)+": not corrected)")
