@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,9 +122,22 @@ func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 		}
 	}
 	key := strings.ToLower(r.Desc.Kind) + "/" + name
+	// Two objects deleted together that name each other would wait for
+	// each other forever: the one whose key sorts first goes first.
+	names := map[string]bool{}
+	for _, k := range slices.Concat(refTargets(st.obj), valueSources(st.obj)) {
+		names[k] = true
+	}
+	waitsFor := func(kind string, o unstructured.Unstructured) bool {
+		if o.GetUID() == st.obj.GetUID() {
+			return false
+		}
+		other := strings.ToLower(kind) + "/" + o.GetName()
+		return o.GetDeletionTimestamp().IsZero() || !names[other] || other < key
+	}
 	for _, gvk := range r.referring {
 		for _, o := range r.listIndexed(ctx, gvk, ns, refIndex, key) {
-			if o.GetUID() != st.obj.GetUID() {
+			if waitsFor(gvk.Kind, o) {
 				out = append(out, gvk.Kind+" "+o.GetName())
 			}
 		}
@@ -132,7 +146,7 @@ func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 		// Objects whose valuesFrom reads this one: any kind.
 		for _, gvk := range r.tracker.kinds {
 			for _, o := range r.listIndexed(ctx, gvk, ns, valuesIndex, key) {
-				if o.GetUID() != st.obj.GetUID() {
+				if waitsFor(gvk.Kind, o) {
 					out = append(out, gvk.Kind+" "+o.GetName()+" (valuesFrom)")
 				}
 			}

@@ -358,3 +358,35 @@ func getObject(t *testing.T, c client.Client, gvk schema.GroupVersionKind, ns, n
 	}
 	return u
 }
+
+// Two objects deleted together that reference each other: the one whose
+// key sorts first ("referringgadget/m" before ".../n") goes first instead
+// of both waiting forever; the other waits for it.
+func TestDeleteCycleOfTwo(t *testing.T) {
+	ref := func(name string) map[string]any {
+		return map[string]any{"identity": map[string]any{"userAssignedIdentitiesRefs": []any{map[string]any{"kind": "ReferringGadget", "name": name}}}}
+	}
+	other := refObject(ref(mName))
+	other.SetName("n")
+	other.SetUID("uid-n")
+	other.SetFinalizers([]string{"test.armature.dev/hold"})
+	other.SetGroupVersionKind(referringGadget().GroupVersionKind())
+	other.Object["status"] = map[string]any{"id": "/subscriptions/s/resourceGroups/team-b/providers/Test.RP/gadgets/n"}
+	m := newRefMachine(t, refObject(ref("n")), other)
+	m.created(nil)
+	// Only m is deleted: n still references it, so m waits.
+	m.delete()
+	if _, err := m.run(); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	if ready := condOf(m.get(), tReady); ready["reason"] != "WaitingForDependents" {
+		t.Fatalf("Ready = %v; want WaitingForDependents while n, not deleted, references m", ready)
+	}
+	// Both deleted: m sorts first, so its DELETE goes.
+	if err := m.c.Delete(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.run(del(noContent(), nil)); err != nil {
+		t.Fatalf("deleted together: %v", err)
+	}
+}
