@@ -12,17 +12,38 @@
 #     commit, holding only the folders specs/armature.yaml needs.
 # All three are the same commit of azure-rest-api-specs. The upstream swagger is
 # never committed to this repository.
+# Your own services: a folder specs/local/<service>/… (the upstream layout
+# below specification/) is added to the merged folder and to the sparse
+# checkout as specification/<service>, before the upstream folders (a folder
+# of the same name is merged with the upstream one; your files win). The
+# spec root is rebuilt when the list of those folders changes. With
+# ARMATURE_SPECS the spec root is your checkout: add them there.
 # Usage: hack/sync-specs.sh [--force]   (ARMATURE_SPECS_REPO overrides the clone URL)
 set -euo pipefail
 
 PINNED_COMMIT=a977c730fda43ab19c05373b32c7159d6f265e9a
 # Bump when the merged layout changes, so that existing spec roots are rebuilt.
-LAYOUT=3
+LAYOUT=4
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest="$root/specs/azure-rest-api-specs"
+local_dir="$root/specs/local"
+
+# local_stamp names the files of specs/local (none: "none"), so that a spec
+# root is rebuilt when they change.
+local_stamp() {
+  if [[ -d "$local_dir" ]]; then
+    (cd "$local_dir" && find . -type f | LC_ALL=C sort | md5sum | cut -c1-32)
+  else
+    echo none
+  fi
+}
 
 if [[ "${1:-}" != "--force" && -e "$dest/specification" ]]; then
-  if [[ -L "$dest" && -n "${ARMATURE_SPECS:-}" ]] || [[ "$(cat "$dest/.layout" 2>/dev/null)" == "$LAYOUT" ]] || [[ -d "$dest/.git" ]]; then
+  if [[ -L "$dest" && -n "${ARMATURE_SPECS:-}" ]]; then
+    [[ -d "$local_dir" ]] && echo "sync-specs: ARMATURE_SPECS is set: specs/local is not added (add its folders to $ARMATURE_SPECS/specification)" >&2
+    exit 0
+  fi
+  if [[ "$(cat "$dest/.layout" 2>/dev/null)" == "$LAYOUT" || -d "$dest/.git" ]] && [[ "$(cat "$dest/.local" 2>/dev/null || echo none)" == "$(local_stamp)" ]]; then
     exit 0
   fi
 fi
@@ -72,14 +93,21 @@ for s in "${shared_candidates[@]}"; do
     corpus=$(ARMATURE_CORPUS="$s/arm-stable-a977c730.tar.xz" "$root/hack/corpus.sh")
     sources+=("$corpus")
   fi
+  mkdir -p "$root/specs"
   tmp=$(mktemp -d "$root/specs/.merge.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/specification"
+  if [[ -d "$local_dir" ]]; then
+    # Yours first: merge keeps the first of two files of one name.
+    merge "$local_dir" "$tmp/specification"
+    echo "$local_dir" >> "$tmp/.sources"
+  fi
   for src in "${sources[@]}"; do
     merge "$src/specification" "$tmp/specification"
     echo "$src" >> "$tmp/.sources"
   done
   echo "$LAYOUT" > "$tmp/.layout"
+  local_stamp > "$tmp/.local"
   rm -rf "$dest"
   mv -T "$tmp" "$dest"
   trap - EXIT
@@ -102,4 +130,19 @@ if ! git -C "$dest" fetch -q --depth 1 --filter=blob:none origin "$PINNED_COMMIT
   exit 1
 fi
 git -C "$dest" checkout -q FETCH_HEAD
+if [[ -d "$local_dir" ]]; then
+  for d in "$local_dir"/*/; do
+    name=$(basename "$d")
+    if [[ -e "$dest/specification/$name" ]]; then
+      # A folder upstream has too: link its files in, yours win.
+      (cd "$d" && find . -type f) | while read -r f; do
+        mkdir -p "$(dirname "$dest/specification/$name/$f")"
+        ln -sfn "$d/$f" "$dest/specification/$name/$f"
+      done
+    else
+      ln -s "${d%/}" "$dest/specification/$name"
+    fi
+  done
+fi
+local_stamp > "$dest/.local"
 echo "sync-specs: done" >&2
