@@ -119,7 +119,7 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 				} else if v == nil {
 					r.Err = fmt.Sprintf("no CRD version for %s/%s %s in %s", p.Group, p.Version, k.Name, crdDir)
 				} else {
-					r.Result = v.Check(examples.ToCR(k, ex).Object)
+					r.Result = v.WithRequired(k.RequiredPaths()).Check(examples.ToCR(k, ex).Object)
 				}
 				rep.Results = append(rep.Results, r)
 			}

@@ -82,7 +82,11 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	if lro := longRunning(r); lro != nil {
 		d[jen.Id("LongRunning")] = lro
 	}
-	d[jen.Id("Properties")] = properties(k.Table.Entries, requiredPaths(k))
+	required := map[string]bool{}
+	for _, p := range k.RequiredPaths() {
+		required[p.String()] = true
+	}
+	d[jen.Id("Properties")] = properties(k.Table.Entries, required)
 	pathValues(d, k)
 	return d
 }
@@ -159,45 +163,6 @@ func properties(entries []classify.Entry, required map[string]bool) jen.Code {
 			g.Line()
 		}
 	})
-}
-
-// requiredPaths are the table paths of the spec fields the PUT body
-// requires (model.Field.Required): what the CRD's required lists said
-// before a reference or spec.valuesFrom could supply a value. Found by
-// walking the spec's types, each struct once per path.
-func requiredPaths(k *model.Kind) map[string]bool {
-	out := map[string]bool{}
-	var walk func(s *model.Struct, p descriptor.Path, onPath map[*model.Struct]bool)
-	walk = func(s *model.Struct, p descriptor.Path, onPath map[*model.Struct]bool) {
-		if onPath[s] {
-			return
-		}
-		onPath[s] = true
-		defer delete(onPath, s)
-		for _, f := range s.Fields {
-			if len(p) == 0 && model.IsOperatorField(f.JSONName) {
-				continue
-			}
-			fp := p.Child(f.JSONName)
-			if f.Required {
-				out[fp.String()] = true
-			}
-			t := f.Type
-			for t.Kind == model.Slice || t.Kind == model.Map {
-				if t.Kind == model.Slice {
-					fp = fp.Item()
-				} else {
-					fp = fp.Value()
-				}
-				t = t.Elem
-			}
-			if t.Kind == model.StructRef {
-				walk(t.Struct, fp, onPath)
-			}
-		}
-	}
-	walk(k.Spec, nil, map[*model.Struct]bool{})
-	return out
 }
 
 // pathValues adds to d what the runtime finds at paths of the body or of

@@ -77,6 +77,7 @@ func TestValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := a.Model.Kinds["microsoft.contoso/widgets"]
+	v.WithRequired(k.RequiredPaths())
 	good := examples.ToCR(k, ex).Object
 	if res := v.Check(good); !res.OK() {
 		t.Fatalf("the example must be accepted: %s", res)

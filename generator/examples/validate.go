@@ -12,6 +12,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Validator checks custom resources against one version of a CRD, offline.
@@ -21,6 +23,22 @@ type Validator struct {
 	structural           *structuralschema.Structural
 	validator            validation.SchemaValidator
 	storage              bool
+	// required holds the spec's required properties (WithRequired): the
+	// CRD does not require them, admission does.
+	required *descriptor.Descriptor
+}
+
+// WithRequired makes Check report the spec's required properties (table
+// paths, model.Kind.RequiredPaths) that an object leaves out, as admission
+// does: the CRD no longer requires them, since a reference or valuesFrom
+// may supply them (an example supplies everything itself). It returns v.
+func (v *Validator) WithRequired(paths []descriptor.Path) *Validator {
+	d := &descriptor.Descriptor{}
+	for _, p := range paths {
+		d.Properties = append(d.Properties, descriptor.Property{Path: p, Required: true})
+	}
+	v.required = d
+	return v
 }
 
 // NewValidator reads CRD YAML and prepares a validator for its storage
@@ -113,6 +131,11 @@ func (v *Validator) Check(obj map[string]any) Result {
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(cp, v.structural)
 	for _, e := range validation.ValidateCustomResource(nil, cp, v.validator) {
 		res.Invalid = append(res.Invalid, e.Error())
+	}
+	if spec, ok := cp["spec"].(map[string]any); ok && v.required != nil {
+		for _, p := range v.required.RequiredMissing(spec) {
+			res.Invalid = append(res.Invalid, fmt.Sprintf("spec.%s: Required value (the ARM API requires it; admission refuses the object without it)", p))
+		}
 	}
 	return res
 }
