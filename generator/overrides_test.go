@@ -134,7 +134,7 @@ func TestOverrideKinds(t *testing.T) {
 					}
 				}
 				mustContain(t, got, "apis/gizmo/v20240501/descriptors.go", "hidden by override: deprecated")
-				mustContain(t, got, "samples/gizmo.azure.armature.dev_v20240501_gadget.yaml", "hides: properties.legacyMode.")
+				mustContain(t, got, "samples/gizmo.azure.armature.dev.yaml", "hides: properties.legacyMode.")
 			},
 		},
 		"Default": {

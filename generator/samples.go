@@ -1,12 +1,11 @@
 package generator
 
 import (
-	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/examples"
@@ -14,13 +13,16 @@ import (
 	"github.com/armature-dev/armature/generator/profile"
 )
 
-// learnFromExamples reads the PUT examples of every kind: it makes one
-// sample custom resource per kind from the first example (by title),
-// samples/<group>_<version>_<kind>.yaml, and sets the kind's server defaults
-// (the values ARM's responses add). Kinds without examples get neither.
+// learnFromExamples reads the PUT examples of every kind: it sets the
+// kind's server defaults (the values ARM's responses add) and makes, from
+// the first example (by title) of the newest version of each kind that has
+// one, the sample sets of examples.Sets: samples/<group>.yaml and, when
+// its objects read Secrets, samples/secrets/<group>.yaml. Kinds without
+// examples get neither.
 func learnFromExamples(m *model.Model, root string) (map[string][]byte, []string) {
 	out := map[string][]byte{}
 	var notes []string
+	chosen := map[string]examples.Sample{} // lower-case ARM type → newest version's sample
 	for _, p := range m.Packages {
 		for _, k := range p.Kinds {
 			exs, errs := examples.Load(root, k.Resource)
@@ -35,40 +37,43 @@ func learnFromExamples(m *model.Model, root string) (map[string][]byte, []string
 			for _, d := range examples.NameDerived(k.Table, exs) {
 				k.NameDerived = append(k.NameDerived, model.ServerDefault{Path: d.Path, JSON: d.JSON})
 			}
-			if len(exs) == 0 {
-				continue
+			t := strings.ToLower(k.Resource.ARMType)
+			c, ok := chosen[t]
+			switch {
+			case len(exs) == 0 && !ok:
+				chosen[t] = examples.Sample{Kind: k} // made only as an owner
+			case len(exs) == 0:
+			case !ok, len(c.Example.Names) == 0, newerVersion(p.Version, c.Kind.Package.Version):
+				chosen[t] = examples.Sample{Kind: k, Example: exs[0]}
 			}
-			b, err := sampleYAML(k, exs[0])
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("sample for %s: %v", k.Name, err))
-				continue
-			}
-			out[path.Join("samples", fmt.Sprintf("%s_%s_%s.yaml", p.Group, p.Version, strings.ToLower(k.Name)))] = b
+		}
+	}
+	samples := make([]examples.Sample, 0, len(chosen))
+	for _, t := range slices.Sorted(maps.Keys(chosen)) {
+		samples = append(samples, chosen[t])
+	}
+	sets, snotes := examples.Sets(samples, emit.Header)
+	notes = append(notes, snotes...)
+	for g, f := range sets {
+		out[path.Join("samples", g+".yaml")] = f.CRs
+		if f.Secrets != nil {
+			out[path.Join("samples", "secrets", g+".yaml")] = f.Secrets
 		}
 	}
 	return out, notes
 }
 
-func sampleYAML(k *model.Kind, ex examples.Example) ([]byte, error) {
-	cr := examples.ToCR(k, ex)
-	body, err := yaml.Marshal(cr.Object)
-	if err != nil {
-		return nil, err
+// newerVersion tells whether the package version a (v20240101,
+// v20240101preview) is newer than b: by date, then a stable version over a
+// preview of the same date.
+func newerVersion(a, b string) bool {
+	key := func(v string) string {
+		if strings.Contains(v, "preview") {
+			return strings.TrimSuffix(v, "preview") + "0"
+		}
+		return v + "1"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n# A %s from the x-ms-examples entry %q\n# (%s).\n", emit.Header, k.Resource.ARMType, ex.Title, ex.File)
-	if len(cr.Dropped) > 0 {
-		fmt.Fprintf(&b, "# Dropped readOnly values of the example: %s.\n", strings.Join(cr.Dropped, ", "))
-	}
-	if len(cr.Hidden) > 0 {
-		fmt.Fprintf(&b, "# Dropped values of the example that specs/armature.yaml hides: %s.\n", strings.Join(cr.Hidden, ", "))
-	}
-	for _, s := range cr.Secrets {
-		fmt.Fprintf(&b, "# spec.%s references a Secret: create it before applying this sample.\n", s)
-	}
-	b.WriteString("---\n")
-	b.Write(body)
-	return []byte(b.String()), nil
+	return key(a) > key(b)
 }
 
 // learnProfiles learns the behaviour profile of every kind (generator/profile)

@@ -170,6 +170,9 @@ type CR struct {
 	Hidden []string
 	// Secrets are paths whose values became Secret references.
 	Secrets []string
+	// SecretValues are the example's values of the Secret references,
+	// by key (a non-string value as JSON).
+	SecretValues map[string]string
 	// Recased are properties (as the example spells them) written in another case than the
 	// swagger (`Policy` for `policy`): ARM reads JSON names without regard
 	// to case, a CRD does not, so the key is written as the swagger has it.
@@ -263,6 +266,10 @@ func transform(obj map[string]any, prefix descriptor.Path, t *classify.Table, cr
 			cr.Dropped = append(cr.Dropped, p.String())
 			continue
 		case known && c == classify.Secret:
+			if cr.SecretValues == nil {
+				cr.SecretValues = map[string]string{}
+			}
+			cr.SecretValues[key] = secretValue(obj[key])
 			obj[key] = map[string]any{"name": crName + "-secrets", "key": key}
 			cr.Secrets = append(cr.Secrets, p.String())
 			continue
@@ -278,6 +285,15 @@ func transform(obj map[string]any, prefix descriptor.Path, t *classify.Table, cr
 			}
 		}
 	}
+}
+
+// secretValue is an example's secret value as a Secret holds it.
+func secretValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // otherCase returns the one property below prefix whose name is key in
