@@ -280,7 +280,7 @@ func sampleFiles(files Files, o Options, sel *selector, crds []*crd) error {
 			if err != nil {
 				return err
 			}
-			keep, err := selectedSample(raw, sel)
+			raw, keep, err := selectedSample(raw, sel, strings.TrimSuffix(e.Name(), ".yaml"))
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
@@ -291,8 +291,18 @@ func sampleFiles(files Files, o Options, sel *selector, crds []*crd) error {
 			if _, dup := files["samples/"+name]; dup {
 				return fmt.Errorf("render: two samples named %s", name)
 			}
+			// The Secrets a generated sample set reads go first in its
+			// file, so that the file applies as it is.
+			secrets, err := os.ReadFile(filepath.Join(dir, "secrets", e.Name()))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
 			names = append(names, name)
-			files["samples/"+name] = append([]byte(Header), bytes.TrimPrefix(raw, []byte(Header))...)
+			out := append([]byte(Header), bytes.TrimPrefix(secrets, []byte(Header))...)
+			if len(secrets) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+				out = append(out, '\n')
+			}
+			files["samples/"+name] = append(out, bytes.TrimPrefix(raw, []byte(Header))...)
 		}
 		return nil
 	}
@@ -312,36 +322,63 @@ func sampleFiles(files Files, o Options, sel *selector, crds []*crd) error {
 		return nil
 	}
 	sort.Strings(names)
-	files["samples/kustomization.yaml"] = kustomization(`# The samples of the installed kinds, one custom resource each. The
-# generated ones have no namespace: apply them into one with
+	files["samples/kustomization.yaml"] = kustomization(`# The samples of the installed kinds, one file per API group: a resource
+# group, the group's kinds (from the API's own examples) each after its
+# owner and what it references, and the Secrets they read. The generated
+# ones have no namespace: apply them into one with
 #   kubectl apply -k config/samples -n <namespace>
-# They show the shape of each kind (taken from the API's own examples);
-# their owners and values are the examples', not a working set.
+# make samples applies them to a sandbox and counts those Ready
+# (docs/samples.md).
 `, names)
 	return nil
 }
 
-// selectedSample tells whether a sample file holds a selected kind.
-func selectedSample(raw []byte, sel *selector) (bool, error) {
+// selectedSample keeps, of a sample file, the documents of selected kinds
+// and of core kinds (the Secrets a sample set reads); false when no
+// selected kind is left — of the group the file is named after, for a
+// generated sample set (their resource group alone is no sample). A file
+// whose documents are all kept is returned as it is.
+func selectedSample(raw []byte, sel *selector, fileGroup string) ([]byte, bool, error) {
 	docs, err := documents(raw)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
+	own := bytes.Contains(raw, []byte("apiVersion: "+fileGroup+"/"))
+	var kept [][]byte
+	selected := false
 	for _, d := range docs {
 		var tm struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
 		}
 		if err := yaml.Unmarshal(d, &tm); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		gv, err := schema.ParseGroupVersion(tm.APIVersion)
 		if err != nil {
-			return false, fmt.Errorf("apiVersion: %w", err)
+			return nil, false, fmt.Errorf("apiVersion: %w", err)
 		}
-		if sel.has(schema.GroupKind{Group: gv.Group, Kind: tm.Kind}) {
-			return true, nil
+		switch {
+		case sel.has(schema.GroupKind{Group: gv.Group, Kind: tm.Kind}):
+			selected = selected || gv.Group == fileGroup || !own
+		case gv.Group != "":
+			continue
+		}
+		kept = append(kept, d)
+	}
+	if !selected {
+		return nil, false, nil
+	}
+	if len(kept) == len(docs) {
+		return raw, true, nil
+	}
+	var b bytes.Buffer
+	for _, d := range kept {
+		b.WriteString("---\n")
+		b.Write(d)
+		if !bytes.HasSuffix(d, []byte("\n")) {
+			b.WriteByte('\n')
 		}
 	}
-	return false, nil
+	return b.Bytes(), true, nil
 }
