@@ -14,6 +14,14 @@
 // resource is named from the path's names joined with dashes, so a child's
 // owner reference names its owner's custom resource.
 //
+// # Sample sets
+//
+// Sets makes, per API group, the samples that apply as they are
+// (docs/samples.md): a resource group, then each kind's custom resource
+// after its owner and the objects it references, all in the set; the
+// examples' ARM ids become reference fields (…Ref) naming objects of the
+// set, or are dropped; Secrets hold the examples' secret values.
+//
 // # Checking
 //
 // Validator prunes unknown fields exactly as the apiserver does (reporting
