@@ -356,6 +356,27 @@ func (b *setBuilder) resolve(v any, r descriptor.Reference, rest descriptor.Path
 		if !ok {
 			return false
 		}
+		arrayPath := r.Path[:len(r.Path)-len(rest)+1]
+		if e, _ := k.Table.Entry(arrayPath); !e.Required && len(rest) > 2 && rest[1] == descriptor.Items {
+			// Items left empty by a dropped id go ({id} in a
+			// capacity reservation group's subscriptionIds), unless
+			// the list is required (a CDN origin group's origins).
+			items, _ := val.([]any)
+			var kept []any
+			for _, item := range items {
+				if !b.resolve(item, r, rest[2:], k, refs, dropped) {
+					kept = append(kept, item)
+				}
+			}
+			switch {
+			case len(kept) == len(items):
+			case len(kept) == 0:
+				delete(x, seg)
+			default:
+				x[seg] = kept
+			}
+			return false
+		}
 		if len(rest) > 1 {
 			if b.resolve(val, r, rest[1:], k, refs, dropped) {
 				delete(x, seg)
@@ -466,8 +487,9 @@ func isARMID(s string) bool {
 	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "subscriptions/") || strings.HasPrefix(l, "/providers/") || strings.Contains(l, "/resourcegroups/")
 }
 
-// scrubIDs drops, in place, every string that names an ARM resource and
-// every map key that does; it returns their paths. A map or a list left
+// scrubIDs drops, in place, every string that names an ARM resource or a
+// subscription (…SubscriptionId) and every map key that names a resource;
+// it returns their paths. A map or a list left
 // empty by it is dropped too.
 func scrubIDs(m map[string]any, prefix descriptor.Path) []string {
 	var out []string
@@ -483,7 +505,7 @@ func scrubIDs(m map[string]any, prefix descriptor.Path) []string {
 		}
 		switch v := m[key].(type) {
 		case string:
-			if isARMID(v) {
+			if isARMID(v) || strings.HasSuffix(strings.ToLower(key), "subscriptionid") {
 				delete(m, key)
 				out = append(out, p.String())
 			}
