@@ -199,6 +199,7 @@ func observe(ctx context.Context, k8s client.Client, s sample, st state) state {
 	}
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	st.reason = "NoCondition"
+	st.message = "no Ready condition yet (a new object whose owner exists but is not Ready writes none for its first 2 minutes)"
 	for _, c := range conds {
 		m, _ := c.(map[string]any)
 		if m["type"] != "Ready" {
