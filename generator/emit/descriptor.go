@@ -86,7 +86,7 @@ func descriptorValues(k *model.Kind) jen.Dict {
 	for _, p := range k.RequiredPaths() {
 		required[p.String()] = true
 	}
-	d[jen.Id("Properties")] = properties(k.Table.Entries, required)
+	d[jen.Id("Properties")] = properties(belowOpen(k.Table.Entries, k.OpenPaths()), required)
 	pathValues(d, k)
 	return d
 }
@@ -370,6 +370,23 @@ func defaultsFunc(f *jen.File, p *model.Package) {
 		}
 		g.Return(jen.Nil())
 	})
+}
+
+// belowOpen leaves out the entries below the spec's free-form JSON fields
+// (model.Kind.OpenPaths): the CRD accepts anything there, and so must the
+// Descriptor's walks (the webhook, the reconciler, the emulator) — a
+// polymorphic value's table held one variant's members only.
+func belowOpen(entries []classify.Entry, open []descriptor.Path) []classify.Entry {
+	if len(open) == 0 {
+		return entries
+	}
+	out := make([]classify.Entry, 0, len(entries))
+	for _, e := range entries {
+		if !slices.ContainsFunc(open, func(p descriptor.Path) bool { return e.Path.Under(p) }) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // tableEntries are the entries of a kind's property table that its

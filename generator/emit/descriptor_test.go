@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,5 +32,21 @@ func TestTableEntriesStopAtReadOnly(t *testing.T) {
 	want := []string{"properties", "properties.subnets[*].name", "properties.ipConfigurations", "properties.state", "properties.state.code"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestBelowOpen: the entries below a free-form JSON field of the spec (a
+// polymorphic value) are left out of the Descriptor, so that it accepts
+// every variant as the CRD does; the field itself and its siblings stay.
+func TestBelowOpen(t *testing.T) {
+	e := func(p string) classify.Entry { return classify.Entry{Path: descriptor.MustParsePath(p)} }
+	entries := []classify.Entry{e("properties"), e("properties.actions[*].parameters"), e("properties.actions[*].parameters.cacheType"), e("properties.actions[*].name"), e("properties.parametersExtra")}
+	got := belowOpen(entries, []descriptor.Path{descriptor.MustParsePath("properties.actions[*].parameters")})
+	var paths []string
+	for _, x := range got {
+		paths = append(paths, x.Path.String())
+	}
+	if want := "properties properties.actions[*].parameters properties.actions[*].name properties.parametersExtra"; strings.Join(paths, " ") != want {
+		t.Errorf("belowOpen = %v, want %s", paths, want)
 	}
 }

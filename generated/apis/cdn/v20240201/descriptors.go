@@ -1687,30 +1687,6 @@ var ProfilesEndpointDescriptor = descriptor.Descriptor{
 		},
 		{
 			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "actions", descriptor.Items, "parameters", "cacheBehavior"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "actions", descriptor.Items, "parameters", "cacheDuration"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "actions", descriptor.Items, "parameters", "cacheType"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "actions", descriptor.Items, "parameters", "typeName"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
 			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions"},
 			Rule:  "in the PUT body and the PATCH body",
 			Type:  "array",
@@ -1727,36 +1703,6 @@ var ProfilesEndpointDescriptor = descriptor.Descriptor{
 			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters"},
 			Rule:  "in the PUT body and the PATCH body",
 			Type:  "object",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters", "matchValues"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters", "negateCondition"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "boolean",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters", "operator"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters", "transforms"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "array",
-		},
-		{
-			Class: descriptor.Writable,
-			Path:  descriptor.Path{"properties", "deliveryPolicy", "rules", descriptor.Items, "conditions", descriptor.Items, "parameters", "typeName"},
-			Rule:  "in the PUT body and the PATCH body",
-			Type:  "string",
 		},
 		{
 			Class: descriptor.Writable,
