@@ -191,22 +191,8 @@ func (b *setBuilder) ensure(s *Sample) (string, bool) {
 	if len(cr.Hidden) > 0 {
 		comment = append(comment, fmt.Sprintf("Dropped values of the example that specs/armature.yaml hides: %s.", strings.Join(cr.Hidden, ", ")))
 	}
-	owner, why := b.owner(k)
-	if why == ownerBuilding {
-		// Named from inside its owner (a load balancer's own backend
-		// pool): not a reason to fail when it comes on its own.
-		b.state[s] = stateNone
+	if !b.setOwner(s, spec) {
 		return "", false
-	}
-	if why != "" {
-		b.state[s] = stateFailed
-		b.notes = append(b.notes, fmt.Sprintf("sample set %s: no sample of %s: %s", b.short, k.Name, why))
-		return "", false
-	}
-	if owner != nil {
-		spec["owner"] = owner
-	} else {
-		delete(spec, "owner")
 	}
 	var refs, dropped []string
 	for _, r := range k.References {
@@ -262,18 +248,8 @@ func (b *setBuilder) ensureBare(s *Sample) (string, bool) {
 	name := Name(b.short, k.Name)
 	b.names[s] = name
 	spec := map[string]any{"azureName": Name("sample", k.Name)}
-	owner, why := b.owner(k)
-	if why == ownerBuilding {
-		b.state[s] = stateNone
+	if !b.setOwner(s, spec) {
 		return "", false
-	}
-	if why != "" {
-		b.state[s] = stateFailed
-		b.notes = append(b.notes, fmt.Sprintf("sample set %s: no sample of %s: %s", b.short, k.Name, why))
-		return "", false
-	}
-	if owner != nil {
-		spec["owner"] = owner
 	}
 	if _, ok := k.Table.Class(descriptor.Path{"location"}); ok {
 		spec["location"] = bareLocation
@@ -296,6 +272,29 @@ const ownerBuilding = "its owner is being made"
 
 // bareLocation is the location of an object made without an example.
 const bareLocation = "eastus"
+
+// setOwner sets spec.owner of s's object (left out when the kind has
+// none), or says with false that the object cannot be made now (its owner
+// is being made) or at all (recorded in state and notes).
+func (b *setBuilder) setOwner(s *Sample, spec map[string]any) bool {
+	owner, why := b.owner(s.Kind)
+	switch {
+	case why == ownerBuilding:
+		// Named from inside its owner (a load balancer's own backend
+		// pool): not a reason to fail when it comes on its own.
+		b.state[s] = stateNone
+		return false
+	case why != "":
+		b.state[s] = stateFailed
+		b.notes = append(b.notes, fmt.Sprintf("sample set %s: no sample of %s: %s", b.short, s.Kind.Name, why))
+		return false
+	case owner != nil:
+		spec["owner"] = owner
+	default:
+		delete(spec, "owner")
+	}
+	return true
+}
 
 // owner is spec.owner of a kind's object in the set, or why there is none.
 func (b *setBuilder) owner(k *model.Kind) (map[string]any, string) {
