@@ -106,6 +106,32 @@ func groupVersionFile(p *model.Package, importPath string) *jen.File {
 	return f
 }
 
+// coreKinds are the kinds of Kubernetes' built-in API groups that kubectl
+// resolves first: a generated kind of the same name (Service Bus
+// Namespace, Resources Deployment) is reached by a short name instead.
+var coreKinds = map[string]bool{
+	"Binding": true, "ConfigMap": true, "CronJob": true, "DaemonSet": true, "Deployment": true,
+	"Endpoints": true, "Event": true, "Ingress": true, "Job": true, "Lease": true,
+	"LimitRange": true, "Namespace": true, "Node": true, "PersistentVolume": true,
+	"PersistentVolumeClaim": true, "Pod": true, "PodTemplate": true, "ReplicaSet": true,
+	"ReplicationController": true, "ResourceQuota": true, "Role": true, "RoleBinding": true,
+	"Secret": true, "Service": true, "ServiceAccount": true, "StatefulSet": true,
+	"StorageClass": true,
+}
+
+// resourceMarker is the kind's kubebuilder resource marker: the categories
+// azure and the group's short name (kubectl get azure lists every armature
+// object), and for a kind named like a core kind the short name
+// <group short><kind> (servicebusnamespace), by which kubectl get and
+// kubectl explain reach it rather than the core kind.
+func resourceMarker(p *model.Package, k *model.Kind) string {
+	m := fmt.Sprintf("+kubebuilder:resource:categories=azure;%s", p.Short)
+	if coreKinds[k.Name] {
+		m += ",shortName=" + p.Short + strings.ToLower(k.Name)
+	}
+	return m
+}
+
 func kindFile(p *model.Package, k *model.Kind, importPath string) *jen.File {
 	f := newFile(p, importPath)
 	r := k.Resource
@@ -114,7 +140,7 @@ func kindFile(p *model.Package, k *model.Kind, importPath string) *jen.File {
 		"ARM path: " + r.Path,
 		"+kubebuilder:object:root=true",
 		"+kubebuilder:subresource:status",
-		fmt.Sprintf("+kubebuilder:resource:categories=azure;%s", p.Short),
+		resourceMarker(p, k),
 		`+kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"`,
 		`+kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].reason"`,
 		`+kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"`,
