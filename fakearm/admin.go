@@ -104,6 +104,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	s.resources = map[string]*resource{}
 	s.ops = map[string]*operation{}
+	s.deleted = nil
 	s.persist()
 	s.mu.Unlock()
 }

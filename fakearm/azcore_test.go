@@ -236,10 +236,12 @@ func TestRequestValidation(t *testing.T) {
 	}{
 		"UnknownAPIVersion": {method: http.MethodGet, path: account, api: "2019-01-01", status: 400, code: "InvalidApiVersionParameter"},
 		"MissingGroup":      {method: http.MethodPut, path: sub + "/resourceGroups/none/providers/Microsoft.Storage/storageAccounts/x", api: stAPI, body: accountBody, status: 404, code: "ResourceGroupNotFound"},
+		"MissingGroupGET":   {method: http.MethodGet, path: sub + "/resourceGroups/none/providers/Microsoft.Storage/storageAccounts/x", api: stAPI, status: 404, code: "ResourceGroupNotFound"},
 		"MissingParent":     {method: http.MethodPut, path: rg + "/providers/Microsoft.KeyVault/vaults/none/secrets/s1", api: kvAPI, body: map[string]any{"properties": map[string]any{"value": "x"}}, status: 404, code: "ParentResourceNotFound"},
 		"Missing":           {method: http.MethodGet, path: rg + "/providers/Microsoft.KeyVault/vaults/none", api: kvAPI, status: 404, code: "ResourceNotFound"},
 		"UnknownType":       {method: http.MethodGet, path: rg + "/providers/Microsoft.Nope/things/x", api: "2020-01-01", status: 404, code: "InvalidResourceType"},
 		"UnknownProperty":   {method: http.MethodPut, path: rg, api: rgAPI, body: map[string]any{"location": "x", "properties": map[string]any{"bogus": 1}}, status: 400, code: "InvalidRequestContent"},
+		"UnknownNull":       {method: http.MethodPut, path: rg, api: rgAPI, body: map[string]any{"location": "westeurope", "zones": nil, "properties": map[string]any{"bogus": nil}}, status: 200},
 		"IfMatchMismatch":   {method: http.MethodPut, path: rg, api: rgAPI, body: map[string]any{"location": "westeurope"}, headers: []string{"If-Match", `W/"nope"`}, status: 412, code: "PreconditionFailed"},
 	}
 	e.resourceGroup()
@@ -325,6 +327,51 @@ func TestFailedLRO(t *testing.T) {
 	got := decode(t, e.do(http.MethodGet, account, stAPI, nil))
 	if got["properties"].(map[string]any)["provisioningState"] != "Failed" {
 		t.Errorf("state after a failed create: %v", got["properties"])
+	}
+}
+
+// TestOperationFault (issue 28.5): an operation fault fails the operation
+// of the next matching request with its code — in both operation styles —
+// and the request sent again succeeds.
+func TestOperationFault(t *testing.T) {
+	e := start(t, fakearm.StartOptions{})
+	e.resourceGroup()
+	const code = "ContosoLongRunningOperationFailure"
+	cases := map[string]struct {
+		path, api string
+		body      map[string]any
+	}{
+		"AzureAsyncOperation": {path: redis, api: redisAPI, body: map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}}},
+		"Location":            {path: account, api: stAPI, body: accountBody},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e.arm.AddCodeFault(fakearm.CodeFault{Operation: true, Method: http.MethodPut, PathContains: tc.path, Code: code, Message: "the operation failed", Count: 1})
+			poll := func() error {
+				resp := e.do(http.MethodPut, tc.path, tc.api, tc.body)
+				p, err := runtime.NewPoller[map[string]any](resp, e.cl.Pipeline(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = p.PollUntilDone(context.Background(), &runtime.PollUntilDoneOptions{Frequency: time.Millisecond})
+				return err
+			}
+			var re *azcore.ResponseError
+			if err := poll(); !errors.As(err, &re) || re.ErrorCode != code {
+				t.Fatalf("the first operation: want %s, got %v", code, err)
+			}
+			got := decode(t, e.do(http.MethodGet, tc.path, tc.api, nil))
+			if got["properties"].(map[string]any)["provisioningState"] != "Failed" {
+				t.Errorf("state after the failed operation: %v", got["properties"])
+			}
+			if err := poll(); err != nil {
+				t.Fatalf("sent again: %v", err)
+			}
+			got = decode(t, e.do(http.MethodGet, tc.path, tc.api, nil))
+			if got["properties"].(map[string]any)["provisioningState"] != "Succeeded" {
+				t.Errorf("state after the request sent again: %v", got["properties"])
+			}
+		})
 	}
 }
 

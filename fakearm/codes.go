@@ -30,6 +30,13 @@ type CodeFault struct {
 	Rate float64 `json:"rate,omitempty"`
 	// RetryAfterSeconds sets Retry-After when positive.
 	RetryAfterSeconds int `json:"retryAfterSeconds,omitempty"`
+	// Operation makes the rule fail long-running operations instead of
+	// answering requests: a matching request is answered as usual, and the
+	// operation it starts ends Failed with this code and message (its
+	// Azure-AsyncOperation status says {"status": "Failed", "error": …};
+	// its Location answers Status, default 400, with the error). Count
+	// and Rate count operations.
+	Operation bool `json:"operation,omitempty"`
 }
 
 // AddCodeFault appends a rule to the injected faults.
@@ -42,26 +49,7 @@ func (s *Server) AddCodeFault(f CodeFault) {
 // injectCode answers with the first code fault that matches; true means
 // the request was answered.
 func (s *Server) injectCode(w http.ResponseWriter, r *http.Request) bool {
-	s.fmu.Lock()
-	var hit *CodeFault
-	for i := range s.faults.Codes {
-		f := &s.faults.Codes[i]
-		if f.Method != "" && !strings.EqualFold(f.Method, r.Method) || !strings.Contains(r.URL.Path, f.PathContains) {
-			continue
-		}
-		if f.Rate > 0 && s.rng.Float64() >= f.Rate {
-			continue
-		}
-		c := *f
-		hit = &c
-		if f.Count > 0 {
-			if f.Count--; f.Count == 0 {
-				s.faults.Codes = append(s.faults.Codes[:i:i], s.faults.Codes[i+1:]...)
-			}
-		}
-		break
-	}
-	s.fmu.Unlock()
+	hit := s.codeFault(r.Method, r.URL.Path, false)
 	if hit == nil {
 		return false
 	}
@@ -77,4 +65,36 @@ func (s *Server) injectCode(w http.ResponseWriter, r *http.Request) bool {
 	}
 	armError(w, status, hit.Code, msg, hit.Target)
 	return true
+}
+
+// operationFault is the code fault that fails the operation a request
+// (method, path) starts, or nil; it counts one use.
+func (s *Server) operationFault(method, path string) *CodeFault {
+	return s.codeFault(method, path, true)
+}
+
+// codeFault finds the first code fault of the kind (operation or not)
+// that matches a request and counts one use of it.
+func (s *Server) codeFault(method, path string, operation bool) *CodeFault {
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	var hit *CodeFault
+	for i := range s.faults.Codes {
+		f := &s.faults.Codes[i]
+		if f.Operation != operation || f.Method != "" && !strings.EqualFold(f.Method, method) || !strings.Contains(path, f.PathContains) {
+			continue
+		}
+		if f.Rate > 0 && s.rng.Float64() >= f.Rate {
+			continue
+		}
+		c := *f
+		hit = &c
+		if f.Count > 0 {
+			if f.Count--; f.Count == 0 {
+				s.faults.Codes = append(s.faults.Codes[:i:i], s.faults.Codes[i+1:]...)
+			}
+		}
+		break
+	}
+	return hit
 }

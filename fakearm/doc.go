@@ -98,7 +98,9 @@
 // endpoint POST /_admin/faults or by Server.SetFaults: 429, 500 or 503 at a
 // rate, added latency, dropped connections, LROs that end Failed, and any
 // ARM error by code (Faults.Codes, POST /_admin/faults/codes: method, path,
-// status, code, message, count or rate; codes.go). A subscription can be
+// status, code, message, count or rate; codes.go) — also as the error of
+// the operations matching requests start (CodeFault.Operation: "fail the
+// next create's operation once with this code"). A subscription can be
 // left unregistered with a provider (Options.Unregistered): its calls
 // answer 409 MissingSubscriptionRegistration until POST
 // /subscriptions/{id}/providers/{namespace}/register (providers.go).

@@ -25,17 +25,23 @@ const (
 
 // operation is a long-running operation in flight.
 type operation struct {
-	ID        string    `json:"id"`
-	Resource  string    `json:"resource"` // lower-case resource key
-	Verb      string    `json:"verb"`
-	Style     string    `json:"style"`
-	Sub       string    `json:"sub"`
-	Namespace string    `json:"namespace"`
-	Remaining int       `json:"remaining"`
-	Fail      bool      `json:"fail"`
-	Status    string    `json:"status"`
-	Started   time.Time `json:"started"`
-	Ended     time.Time `json:"ended,omitempty"`
+	ID        string `json:"id"`
+	Resource  string `json:"resource"` // lower-case resource key
+	Verb      string `json:"verb"`
+	Style     string `json:"style"`
+	Sub       string `json:"sub"`
+	Namespace string `json:"namespace"`
+	Remaining int    `json:"remaining"`
+	Fail      bool   `json:"fail"`
+	// FailCode, FailMessage and FailStatus are the error of an operation
+	// that ends Failed (an injected operation fault, codes.go); empty:
+	// OperationFailed, answered 400 at Location.
+	FailCode    string    `json:"failCode,omitempty"`
+	FailMessage string    `json:"failMessage,omitempty"`
+	FailStatus  int       `json:"failStatus,omitempty"`
+	Status      string    `json:"status"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended,omitempty"`
 	// APIVersion is echoed in the operation URLs.
 	APIVersion string `json:"apiVersion"`
 	// Region is the resource's region, in the operation URLs.
@@ -75,9 +81,29 @@ func (s *Server) startOp(res *resource, verb, style string) *operation {
 		op.Sub = segs[1]
 	}
 	op.Fail = s.CurrentFaults().FailLROs
+	if f := s.operationFault(verb, res.ID); f != nil {
+		op.Fail, op.FailCode, op.FailMessage, op.FailStatus = true, f.Code, f.Message, f.Status
+	}
 	s.ops[op.ID] = op
 	s.clock(op)
 	return op
+}
+
+// failure is the error of a Failed operation: its injected fault's, else
+// OperationFailed; the status is what its Location answers (4xx: azcore
+// keeps polling through 5xx).
+func (op *operation) failure() (code, message string, status int) {
+	code, message, status = op.FailCode, op.FailMessage, op.FailStatus
+	if code == "" {
+		code = "OperationFailed"
+	}
+	if message == "" {
+		message = "The operation failed (injected fault)."
+	}
+	if status < 400 || status >= 500 {
+		status = http.StatusBadRequest
+	}
+	return code, message, status
 }
 
 func (s *Server) retryAfter() string {
@@ -155,6 +181,9 @@ func (s *Server) finish(op *operation) {
 	if op.Fail {
 		op.Status = "Failed"
 	}
+	if op.Verb == verbPurge {
+		s.purged(op) // keyvault.go
+	}
 	res := s.resources[op.Resource]
 	if res == nil || res.Op != op.ID {
 		s.persist()
@@ -215,7 +244,8 @@ func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, segs []
 			body["endTime"] = op.Ended.Format(time.RFC3339Nano)
 		}
 		if op.Status == "Failed" {
-			body["error"] = map[string]any{"code": "OperationFailed", "message": "The operation failed (injected fault)."}
+			code, msg, _ := op.failure()
+			body["error"] = map[string]any{"code": code, "message": msg}
 		}
 		if op.Status == "Succeeded" {
 			s.operationShape(op, body)
@@ -234,7 +264,8 @@ func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, segs []
 		w.WriteHeader(http.StatusAccepted)
 	case "Failed":
 		// A terminal status: azcore keeps polling through 5xx.
-		armError(w, http.StatusBadRequest, "OperationFailed", "The operation failed (injected fault).", "")
+		code, msg, status := op.failure()
+		armError(w, status, code, msg, "")
 	default:
 		if op.Verb == "POST" {
 			s.actionResult(w, op)

@@ -60,8 +60,8 @@ func decodeObject(body []byte) (map[string]any, error) {
 }
 
 // clean checks a request body against the property table: unknown members
-// are an error (as ARM's InvalidRequestContent), readOnly ones are dropped
-// (as ARM ignores them). Member names are matched without regard to case,
+// are an error (as ARM's InvalidRequestContent) unless they are null, readOnly
+// ones are dropped (as ARM ignores them). Member names are matched without regard to case,
 // as ARM's deserializers do (an example's minimumTTL is the swagger's
 // minimumTtl): such a member is renamed to the table's spelling first.
 func clean(d *descriptor.Descriptor, body map[string]any) error {
@@ -88,6 +88,14 @@ func clean(d *descriptor.Descriptor, body map[string]any) error {
 			// ARM's front door reads these for every type: a type whose
 			// schema lacks one ignores it (a role assignment PUT with a
 			// location is answered as without).
+			delete(n.Parent, n.Key)
+			return false
+		case !n.Known && n.Parent[n.Key] == nil:
+			// A null asks for nothing: an unknown member sent as null
+			// (a client of a newer api-version serialising what it has
+			// no value for: AKS's virtualMachineNodesStatus, a storage
+			// account's zones) is dropped, as a null of a known one is
+			// nothing sent. A value is still refused.
 			delete(n.Parent, n.Key)
 			return false
 		case !n.Known:
@@ -328,6 +336,12 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, m match, d *descrip
 	if existing == nil && (!s.checkName(w, d, name) || !s.checkLocation(w, d, obj)) {
 		return
 	}
+	if !s.checkReferences(w, d, m.id, obj) {
+		return
+	}
+	if existing == nil && strings.EqualFold(d.ARMType, vaultType) && s.vaultPut(w, m.id, obj) {
+		return // a name a deleted vault holds, or its recovery (keyvault.go)
+	}
 	if existing != nil {
 		if existing.State == stateDeleting {
 			s.beingDeleted(w, d, m.id)
@@ -458,15 +472,24 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, m match, d *descrip
 
 // notFound answers a GET or PATCH of a resource that does not exist: with
 // the profile's error (the provider's own code, such as QueueNotFound)
-// when its parent exists, as recorded, else ARM's gateway error. A GET in
-// a resource group that is gone is not answered ResourceGroupNotFound as
-// other verbs are: no recording shows it, and the recorded GETs while a
-// group's deletion runs (Test_Networking_LoadBalancer_CRUD.yaml #13,
+// when its parent exists, as recorded; a top-level resource in a resource
+// group that does not exist is the gateway's 404 ResourceGroupNotFound, as
+// for every other verb (issue 28.1: ARM's gateway resolves the group
+// before the provider, recorded for DELETEs of 8 types of 6 providers,
+// see checkParent; learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-not-found);
+// else ARM's gateway ResourceNotFound. A group being deleted still exists:
+// the GETs recorded while a group's deletion ran
+// (Test_Networking_LoadBalancer_CRUD.yaml #13,
 // Test_Networking_VirtualNetworkPeering_CRUD.yaml #24, #25) answer
 // ResourceNotFound. The caller holds s.mu.
 func (s *Server) notFound(w http.ResponseWriter, m match, d *descriptor.Descriptor) {
-	if p := s.profileOf(d); p != nil && p.NotFound != nil && s.checkParent(m, d) == nil {
+	e := s.checkParent(m, d)
+	if p := s.profileOf(d); p != nil && p.NotFound != nil && e == nil {
 		profileError(w, p.NotFound, fmt.Sprintf("The Resource '%s/%s' was not found.", d.ARMType, strings.Join(m.names, "/")), "")
+		return
+	}
+	if e != nil && e.code == "ResourceGroupNotFound" {
+		e.write(w)
 		return
 	}
 	notFound(w, m, d)
@@ -546,10 +569,16 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, m match, d *desc
 // the parent whose embedded collection showed it.
 func (s *Server) remove(key string) {
 	res := s.resources[key]
+	if isVault(res) {
+		s.softDelete(res) // keyvault.go
+	}
 	delete(s.resources, key)
 	prefix := key + "/"
-	for k := range s.resources {
+	for k, c := range s.resources {
 		if strings.HasPrefix(k, prefix) {
+			if isVault(c) { // a resource group's vaults are soft-deleted with it
+				s.softDelete(c)
+			}
 			delete(s.resources, k)
 		}
 	}

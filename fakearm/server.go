@@ -164,8 +164,9 @@ type Server struct {
 	qmu   sync.Mutex
 	quota map[string]*budget // subscription → budget
 
-	ad       directory     // Azure AD apps and issued tokens (aad.go)
-	regs     registrations // provider registrations (providers.go)
+	ad       directory                // Azure AD apps and issued tokens (aad.go)
+	deleted  map[string]*deletedVault // soft-deleted Key Vaults by lower-case name (keyvault.go)
+	regs     registrations            // provider registrations (providers.go)
 	profiles *recording.ProfileSet
 }
 
@@ -426,6 +427,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.operationStatus(rec, r, segs) {
+		return
+	}
+	if s.deletedVaults(rec, r, segs) {
+		armType = deletedVaultType
 		return
 	}
 	if r.Method == http.MethodPost {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,6 +27,8 @@ type stateFile struct {
 	KeyGenerations map[string]map[string]int `json:"keyGenerations,omitempty"`
 	// ActionResults are the answers of action operations in flight.
 	ActionResults map[string][]byte `json:"actionResults,omitempty"`
+	// DeletedVaults are the soft-deleted Key Vaults (keyvault.go).
+	DeletedVaults []*deletedVault `json:"deletedVaults,omitempty"`
 }
 
 // persist saves the state when a StateFile is configured. The caller holds
@@ -50,6 +54,9 @@ func (s *Server) persist() {
 		}
 	}
 	st.KeyGenerations = s.acts.gens
+	for _, k := range slices.Sorted(maps.Keys(s.deleted)) {
+		st.DeletedVaults = append(st.DeletedVaults, s.deleted[k])
+	}
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
 		return
@@ -86,6 +93,12 @@ func (s *Server) load() error {
 		s.clock(op)
 	}
 	s.acts.gens, s.acts.results = st.KeyGenerations, st.ActionResults
+	for _, v := range st.DeletedVaults {
+		if s.deleted == nil {
+			s.deleted = map[string]*deletedVault{}
+		}
+		s.deleted[lower(v.name())] = v
+	}
 	return nil
 }
 

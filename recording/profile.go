@@ -53,6 +53,10 @@ type Profile struct {
 	// BeingDeleted is the error of a PUT while the resource is being
 	// deleted.
 	BeingDeleted *Error `json:"beingDeleted,omitempty"`
+	// ReferenceNotFound is the error of a PUT whose body names, at a
+	// reference path, a resource that does not exist (a web site whose
+	// plan, a virtual machine whose network interface is not there yet).
+	ReferenceNotFound *Error `json:"referenceNotFound,omitempty"`
 	// Name is the rule names must follow.
 	Name *NameRule `json:"name,omitempty"`
 	// Locations are the regions a resource may be created in.

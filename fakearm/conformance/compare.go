@@ -21,6 +21,9 @@ type Answer struct {
 	// Keys are, for a 200 with a JSON object body, its top-level keys and
 	// properties.* keys whose values are not null, sorted.
 	Keys []string `json:"keys,omitempty"`
+	// Message is the error message of an answer of 400 or more: shown in
+	// the JSON report to tell why, never compared.
+	Message string `json:"message,omitempty"`
 }
 
 // answerOf reads what the comparison needs from a status, headers and
@@ -29,7 +32,7 @@ func answerOf(status int, h http.Header, body []byte) Answer {
 	a := Answer{Status: status, LRO: lroStyle(h)}
 	obj := object(body)
 	if status >= 400 {
-		a.Code = errorCode(obj)
+		a.Code, a.Message = errorCode(obj), errorMessage(obj)
 	}
 	if status == http.StatusOK && obj != nil {
 		a.Keys = keys(obj)
@@ -71,6 +74,17 @@ func errorCode(obj map[string]any) string {
 		return c
 	}
 	return ""
+}
+
+// errorMessage is ARM's error.message, or App Service's top-level Message.
+func errorMessage(obj map[string]any) string {
+	if e, ok := obj["error"].(map[string]any); ok {
+		if m, ok := e["message"].(string); ok {
+			return m
+		}
+	}
+	m, _ := obj["Message"].(string)
+	return m
 }
 
 // keys lists the top-level and properties.* keys with non-null values.

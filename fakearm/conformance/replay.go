@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/descriptor"
 )
@@ -230,13 +231,25 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 		res.Match = res.Why == ""
 		return res
 	}
-	d, ok := r.find(st.Path)
-	if !ok {
+	if d, ok := r.find(st.Path); ok {
+		res.ARMType, res.Served, res.APIVersion = d.ARMType, true, r.served(d)
+	} else if t, v, ok := r.native(st.Path); ok {
+		res.ARMType, res.Served, res.APIVersion = t, true, v
+	} else {
 		res.ARMType, _ = descriptor.TypeOf(st.Path)
 		res.Why = "type not served"
 		return res
 	}
-	res.ARMType, res.Served, res.APIVersion = d.ARMType, true, r.served(d)
+	if st.Kind == Mutation && res.Recorded.Status == http.StatusTooManyRequests {
+		// A request ARM throttled changed nothing in Azure: it is not
+		// sent, so that the emulator's state stays Azure's for the steps
+		// after it (the client's next try). The emulator throttles only
+		// when told to: the step counts as differing. (A 504 is not
+		// such: the provider may have done what the gateway timed out
+		// on, as Test_SQL_Server_CRUD.yaml's firewall rule shows.)
+		res.Why = "ARM answered 429 (throttled): not sent"
+		return res
+	}
 	status, hd, body := r.send(st.Method, st.Path, res.APIVersion, last.Request.Body)
 	got := answerOf(status, hd, body)
 	res.Emulator = &got
@@ -246,6 +259,9 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 			if o.Kind == Operation && o.Of == si {
 				at = max(at, o.Interactions[len(o.Interactions)-1])
 			}
+		}
+		if at < 0 {
+			at = r.seenGone(si, st, steps)
 		}
 		if at >= 0 {
 			r.deferred[si] = deferredOp{h: hd.Clone(), path: st.Path, at: at}
@@ -258,6 +274,31 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 	return res
 }
 
+// seenGone is, for the DELETE of a resource group whose operation the
+// recording never polls, the interaction before the first later step the
+// recording shows answered 404 ResourceGroupNotFound in that group: the
+// recording's own observation that the deletion had ended, where the
+// emulator's is driven. Before it the group is being deleted, as it was
+// (GETs of its resources recorded meanwhile answer ResourceNotFound, not
+// ResourceGroupNotFound). -1 for other steps, and when the recording never
+// sees the group gone (the deletion is driven at once).
+func (r *replayer) seenGone(si int, st Step, steps []Step) int {
+	lp := strings.ToLower(st.Path)
+	if st.Method != http.MethodDelete || groupOf(lp) != lp || lp == "" {
+		return -1
+	}
+	for _, o := range steps[si+1:] {
+		if o.Kind == Operation || groupOf(strings.ToLower(o.Path)) != lp {
+			continue
+		}
+		last := r.c.Interactions[o.Interactions[len(o.Interactions)-1]]
+		if last.Response.Code == http.StatusNotFound && errorCode(object([]byte(last.Response.Body))) == "ResourceGroupNotFound" {
+			return o.Interactions[0] - 1
+		}
+	}
+	return -1
+}
+
 // find returns the descriptor whose template matches a resource path.
 func (r *replayer) find(path string) (*descriptor.Descriptor, bool) {
 	d, _, ok := descriptor.Find(r.opts.Descriptors, path)
@@ -268,8 +309,27 @@ func (r *replayer) typeOf(path string) (string, bool) {
 	if d, ok := r.find(path); ok {
 		return d.ARMType, true
 	}
+	if t, _, ok := r.native(path); ok {
+		return t, true
+	}
 	t, _ := descriptor.TypeOf(path)
 	return t, false
+}
+
+// native is the type of a path the emulator serves beyond the Descriptors
+// (fakearm.Native: Key Vault's deletedVaults) and the api-version to send:
+// the newest one the emulator serves for the type it goes with.
+func (r *replayer) native(path string) (armType, apiVersion string, ok bool) {
+	t, of, ok := fakearm.Native(path)
+	if !ok {
+		return "", "", false
+	}
+	for _, d := range r.opts.Descriptors {
+		if strings.EqualFold(d.ARMType, of) && d.APIVersion > apiVersion {
+			apiVersion = d.APIVersion
+		}
+	}
+	return t, apiVersion, apiVersion != ""
 }
 
 // served is the api-version a recorded request is sent with: the newest

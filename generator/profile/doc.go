@@ -27,7 +27,11 @@
 //     what the swagger says of the verb), else an ARM-wide answer rule.
 //  2. The x-ms-examples of the operation: the response codes they list
 //     (201 means a create answers 201; 204 on a DELETE means a missing
-//     resource answers 204).
+//     resource answers 204), and the defaults of every served type
+//     (examples.go): members a GET or PUT example response shows that no
+//     PUT example request sends, with the examples' own data emptied
+//     (arrays, maps, strings other than enum values); a recorded default
+//     of the same path wins.
 //  3. The swagger: x-ms-long-running-operation, final-state-via, and the
 //     name parameter's pattern and lengths.
 //  4. The rules of rules.go, only where none of the above says.
@@ -39,6 +43,11 @@
 //     ResourceNotFound…);
 //   - the error of a PUT while the resource is being deleted (a 409 whose
 //     code says BeingDeleted);
+//   - the error of a PUT whose body names a resource the recording had not
+//     made (ReferenceNotFound: a web site before its plan, a virtual
+//     machine before its network interface, 404 NotFound); a type recorded
+//     accepting such a PUT (a Private DNS link) has none, and a rule for
+//     other types needs two providers refusing alike and none accepting;
 //   - the error of a refused name: a PUT answered 400 whose name breaks the
 //     swagger's rule (AccountNameInvalid). Only then does the emulator
 //     enforce the rule;

@@ -132,12 +132,16 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 		t.Delete = pick(ev.answers[caseDelete], l.answerRule(caseDelete, r.ARMType, l.specOf(k, caseDelete)))
 		t.DeleteMissing = pick(ev.answers[caseDeleteMissing], l.specOf(k, caseDeleteMissing))
 	}
-	t.NotFound = cmp.Or(pickError(ev.notFound), l.providers.notFoundFor(r.ARMType), notFoundRule(r.ARMType))
+	t.NotFound = cmp.Or(pickError(ev.notFound), l.providers.notFoundFor(k), notFoundRule(r.ARMType))
 	t.BeingDeleted = pickError(ev.beingDeleted)
-	t.ParentNotFound = cmp.Or(pickError(ev.parentNotFound), l.providers.parentNotFoundFor(r.ARMType))
+	t.ReferenceNotFound = pickError(ev.referenceNotFound)
+	if t.ReferenceNotFound == nil && len(ev.referenceAccepted) == 0 {
+		t.ReferenceNotFound = l.providers.referenceNotFoundFor(r.ARMType)
+	}
+	t.ParentNotFound = cmp.Or(pickError(ev.parentNotFound), l.providers.parentNotFoundFor(k))
 	t.Name = nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
-	t.Defaults = defaults(k.Table, ev.gets)
+	t.Defaults = withExampleDefaults(defaults(k.Table, ev.gets), l.exampleDefaults(k))
 	t.Answered = answered(k.Table, append(slices.Clip(ev.gets), ev.puts...), r.Singleton != "")
 	t.DeleteBlocked = pickBlocked(ev.blocked)
 	t.Operation = operationShape(ev.ops)

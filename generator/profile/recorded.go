@@ -94,6 +94,11 @@ type evidence struct {
 	// parentNotFound are 404s of a resource whose parent resource was
 	// deleted (its group exists).
 	parentNotFound []seen
+	// referenceNotFound are PUTs refused (400 or 404) while the body named
+	// a resource the recording had not made (or had deleted) in a group
+	// that exists; referenceAccepted, PUTs accepted while it did (a
+	// Private DNS link to a virtual network created after it).
+	referenceNotFound, referenceAccepted []seen
 }
 
 // Cases of answers.
@@ -196,6 +201,14 @@ func (w *walker) interaction(i int, it recording.Interaction) {
 		ok2xx: resp.Code >= 200 && resp.Code < 300,
 		body:  object(resp.Body),
 	}
+	if g := groupOf(lp); g != "" && resp.Code == http.StatusNotFound && errorCode(s.body) == "ResourceGroupNotFound" {
+		// ARM says the group is gone: whatever its deletion's polls said
+		// (a DELETE's 202 leaves it deleting until a GET of it answers
+		// 404), this answer is about the group, not about the type — not
+		// evidence of a parent's absence.
+		delete(w.deleting, g)
+		w.gone[g] = true
+	}
 	if resp.Code == http.StatusNotFound && !w.present[lp] && w.parentGone(lp) {
 		ev.parentNotFound = append(ev.parentNotFound, seen{where: s.where, err: errorOf(resp)})
 		return
@@ -246,6 +259,9 @@ func (w *walker) put(s call) {
 	w.touched[lp] = true
 	switch {
 	case s.ok2xx:
+		if w.namesMissing(object(s.it.Request.Body), lp) {
+			ev.referenceAccepted = append(ev.referenceAccepted, seen{where: s.where})
+		}
 		c := caseCreate
 		if w.present[lp] {
 			c = caseUpdate
@@ -262,6 +278,8 @@ func (w *walker) put(s call) {
 		delete(w.gone, lp)
 	case resp.Code == http.StatusConflict && strings.Contains(errorCode(s.body), "BeingDeleted"):
 		ev.beingDeleted = append(ev.beingDeleted, seen{where: s.where, err: errorOf(resp)})
+	case (resp.Code == http.StatusBadRequest || resp.Code == http.StatusNotFound) && w.parentPresent(lp) && w.namesMissing(object(s.it.Request.Body), lp):
+		ev.referenceNotFound = append(ev.referenceNotFound, seen{where: s.where, err: errorOf(resp)})
 	case resp.Code == http.StatusBadRequest:
 		segs := strings.Split(strings.Trim(s.path, "/"), "/")
 		ev.refused = append(ev.refused, seen{where: s.where, err: errorOf(resp), name: segs[len(segs)-1], allowed: allowedRegions(s.body)})
@@ -300,6 +318,36 @@ func (w *walker) delete(s call) {
 			w.gone[lp] = true
 		}
 	}
+}
+
+// namesMissing reports whether a request body names, in a string, a
+// resource of a known type (other than lp and its ancestors) that does
+// not exist now: never written, or deleted, in a group that exists.
+func (w *walker) namesMissing(body any, lp string) bool {
+	switch v := body.(type) {
+	case map[string]any:
+		for _, x := range v {
+			if w.namesMissing(x, lp) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if w.namesMissing(x, lp) {
+				return true
+			}
+		}
+	case string:
+		id := strings.ToLower(strings.TrimSuffix(v, "/"))
+		if !strings.HasPrefix(id, "/subscriptions/") || id == lp || strings.HasPrefix(lp, id+"/") {
+			return false
+		}
+		if _, known := w.m.match(v); !known || w.present[id] || !w.parentPresent(id) {
+			return false
+		}
+		return groupOf(id) != "" && !w.present[id]
+	}
+	return false
 }
 
 // presentChildren are the types of the present resources under lp,
