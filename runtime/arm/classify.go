@@ -44,6 +44,12 @@ type Call struct {
 	// of moments ago (the same reconcile, or within the reconciler's
 	// read-after-write window).
 	AfterWrite bool
+	// Poll is set for the answer to a poll of a long-running operation. A
+	// Location-style operation that ended Failed answers its poll with
+	// the operation's error as a 4xx (ARM RPC, async operations), not a
+	// 200 status body: such an answer counts as an operation that ended
+	// Failed (Match.Operation).
+	Poll bool
 }
 
 // Match selects errors. Empty fields match anything; a Rule matches when
@@ -65,7 +71,7 @@ type Match struct {
 	// answer at all: Azure AD refused the client's secret or assertion).
 	Token bool
 	// Operation matches a long-running operation that ended Failed
-	// (Error.Operation).
+	// (Error.Operation, or a 4xx answering a poll: Call.Poll).
 	Operation bool
 }
 
@@ -158,6 +164,10 @@ var Rules = []Rule{
 	{Match: Match{Code: "StorageAccountInAnotherResourceGroup"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
 	{Match: Match{Code: "VaultAlreadyExists"}, Class: ClassNameTaken, Hint: hintVault, Source: srcKeyVault},
 	{Match: Match{Code: "ConflictError", MessageContains: "soft deleted"}, Class: ClassNameTaken, Hint: hintSoftDelete, Source: srcKVRecovery},
+	// Today's wording: "A vault with the same name already exists in
+	// deleted state. You need to either recover or purge existing deleted
+	// vault." (reported in alan-turing-institute/data-safe-haven#2523).
+	{Match: Match{Code: "ConflictError", MessageContains: "in deleted state"}, Class: ClassNameTaken, Hint: hintSoftDelete, Source: srcKVRecovery},
 	{Match: Match{Code: "DnsRecordInUse"}, Class: ClassNameTaken, Hint: hintNameTaken, Source: srcCommon},
 
 	// World change: access, registration, credentials, capacity.
@@ -324,7 +334,7 @@ func (r *Rule) matches(e *Error, call Call) bool {
 		return false
 	case m.AfterWrite && !call.AfterWrite:
 		return false
-	case m.Operation && !e.Operation:
+	case m.Operation && !e.Operation && !(call.Poll && e.Status >= 400 && e.Status < 500):
 		return false
 	}
 	return true

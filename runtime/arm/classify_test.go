@@ -74,6 +74,21 @@ func TestClassify(t *testing.T) {
 			err:    &arm.Error{Status: 200, Code: "InvalidParameter", Operation: true},
 			want:   want{arm.ClassObjectChange, "InvalidParameter"}, ok: true,
 		},
+		"FailedLocationOperationUnknownCode": {
+			reason: "a Location-style operation that ended Failed answers its poll with the error as a 4xx: an unknown code is sent again",
+			err:    &arm.Error{Status: 400, Code: "ContosoLongRunningOperationFailure", Message: "failed"}, call: arm.Call{Poll: true},
+			want: want{arm.ClassRetry, "ContosoLongRunningOperationFailure"}, ok: true,
+		},
+		"FailedLocationOperationKnownCode": {
+			reason: "a known code answering a poll keeps its row",
+			err:    &arm.Error{Status: 400, Code: "InvalidParameter"}, call: arm.Call{Poll: true},
+			want: want{arm.ClassObjectChange, "InvalidParameter"}, ok: true,
+		},
+		"UnknownCodeNotPolled": {
+			reason: "the same 400 answering a request (not a poll) waits for a change of the object",
+			err:    &arm.Error{Status: 400, Code: "ContosoLongRunningOperationFailure"}, call: arm.Call{Method: http.MethodPut},
+			want: want{arm.ClassObjectChange, "ContosoLongRunningOperationFailure"}, ok: true,
+		},
 		"PublicIPInUse": {
 			err:  &arm.Error{Status: 400, Code: "PublicIPAddressCannotBeDeleted"},
 			want: want{arm.ClassRetry, "PublicIPAddressCannotBeDeleted"}, ok: true,
@@ -92,6 +107,11 @@ func TestClassify(t *testing.T) {
 		"SoftDeletedVault": {
 			err:  &arm.Error{Status: 409, Code: "ConflictError", Message: "Exist soft deleted vault with the same name."},
 			want: want{arm.ClassNameTaken, "ConflictError"}, ok: true,
+		},
+		"SoftDeletedVaultToday": {
+			reason: "the newer wording of the same refusal",
+			err:    &arm.Error{Status: 409, Code: "ConflictError", Message: "A vault with the same name already exists in deleted state. You need to either recover or purge existing deleted vault."},
+			want:   want{arm.ClassNameTaken, "ConflictError"}, ok: true,
 		},
 		"VaultConflict": {
 			reason: "ConflictError without soft-delete text is two operations at once",
@@ -254,6 +274,9 @@ func describe(m arm.Match) string {
 	}
 	if m.MessageContains != "" {
 		parts = append(parts, "message contains “"+m.MessageContains+"”")
+	}
+	if m.Operation {
+		parts = append(parts, "a long-running operation that ended Failed (its status says so, or its Location poll answers a 4xx)")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -42,7 +42,28 @@ func step(name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &stepError{name: name, err: err}
+}
+
+// stepError is an error with the step it happened in: "<step>: <err>".
+type stepError struct {
+	name string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.name + ": " + e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// polled reports whether err answered a poll of a long-running operation
+// (the step poll the operation).
+func polled(err error) bool {
+	var se *stepError
+	for e := err; errors.As(e, &se); e = se.err {
+		if strings.HasPrefix(se.name, stepPoll) {
+			return true
+		}
+	}
+	return false
 }
 
 // fail turns an error into conditions, events and a requeue, by class
@@ -98,7 +119,7 @@ func (r *Reconciler) fail(ctx context.Context, st *state, err error) (reconcile.
 		// A truncated or misshapen answer: shown, retried with backoff.
 		return r.wait(ctx, st, err, arm.ClassRetry, core.ReasonMalformedAnswer, err.Error(), false, 0)
 	default:
-		c, ok := arm.Classify(err, arm.Call{Method: callMethod(err), AfterWrite: r.afterWrite(st)})
+		c, ok := arm.Classify(err, arm.Call{Method: callMethod(err), AfterWrite: r.afterWrite(st), Poll: polled(err)})
 		if !ok {
 			st.setCondition(false, core.ReasonReconciling, "retrying: "+err.Error())
 			if werr := r.writeStatus(ctx, st); werr != nil {
