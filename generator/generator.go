@@ -41,6 +41,8 @@ type Options struct {
 	ImportPath string
 	// Descriptions is the CRD description mode. Defaults to emit.DescriptionsFit.
 	Descriptions emit.Descriptions
+	// FullStatus keeps the whole status schema in CRDs (emit.Options).
+	FullStatus bool
 	// Progress, when set, receives a line per step.
 	Progress func(string)
 	// Facts are the facts tables classification reads beside the swagger
@@ -268,7 +270,7 @@ func Generate(opts Options) (*Result, error) {
 			opts.Progress(fmt.Sprintf("API changes %s %s → %s: %d kinds changed, %d breaking (%s)", cr.Provider, cr.Older, cr.Newer, cr.Report.Summary.Changed, cr.Report.Summary.Breaking, filepath.Join(opts.OutDir, filepath.FromSlash(name))))
 		}
 	}
-	er, err := emit.Emit(all, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
+	er, err := emit.Emit(all, emit.Options{OutDir: opts.OutDir, Descriptions: opts.Descriptions, FullStatus: opts.FullStatus, Progress: opts.Progress, Extra: extra, ImportPath: opts.ImportPath})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -87,7 +88,7 @@ func TestFinishCRDShortensDescriptions(t *testing.T) {
 	if len(raw) <= MaxCRDBytes {
 		t.Fatalf("test input must be over the limit, is %d bytes", len(raw))
 	}
-	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit)
+	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestFinishCRDShortensDescriptions(t *testing.T) {
 	if !strings.Contains(string(out), "description: root") {
 		t.Error("the root description must be kept")
 	}
-	out, _, err = finishCRD("x.yaml", raw, DescriptionsNone)
+	out, _, err = finishCRD("x.yaml", raw, DescriptionsNone, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestFinishCRDCollapsesDeepStatusNotSpec(t *testing.T) {
 	if len(raw) <= MaxCRDBytes {
 		t.Fatalf("test input must be over the limit, is %d bytes", len(raw))
 	}
-	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit)
+	out, note, err := finishCRD("x.yaml", raw, DescriptionsFit, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,64 @@ func TestFinishCRDCollapsesDeepStatusNotSpec(t *testing.T) {
 	// A spec over the limit on its own is an error: it is never cut.
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = deepStatus(2, 3000)
 	raw, _ = yaml.Marshal(crd)
-	if _, _, err := finishCRD("x.yaml", raw, DescriptionsFit); err == nil || !strings.Contains(err.Error(), "spec alone") {
+	if _, _, err := finishCRD("x.yaml", raw, DescriptionsFit, true); err == nil || !strings.Contains(err.Error(), "spec alone") {
 		t.Errorf("err = %v, want the spec named", err)
+	}
+}
+
+// TestShallowStatus: by default a CRD's status keeps its first level —
+// scalars typed, the operator's conditions whole — and every object below
+// it preserves unknown fields; the spec is untouched. FullStatus keeps it
+// all.
+func TestShallowStatus(t *testing.T) {
+	spec := deepStatus(3, 4)
+	conditions := apiextv1.JSONSchemaProps{Type: "array", XListType: ptr("map"), XListMapKeys: []string{"type"},
+		Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{Type: "object", Required: []string{"type"}, Properties: map[string]apiextv1.JSONSchemaProps{"type": {Type: "string"}}}}}
+	status := deepStatus(3, 4)
+	status.Properties["conditions"] = conditions
+	crd := &apiextv1.CustomResourceDefinition{
+		Spec: apiextv1.CustomResourceDefinitionSpec{
+			Group: "x.example.dev",
+			Names: apiextv1.CustomResourceDefinitionNames{Kind: "X", Plural: "xs"},
+			Scope: apiextv1.NamespaceScoped,
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"spec": spec, "status": status}}}}},
+		},
+	}
+	raw, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := func(full bool) apiextv1.JSONSchemaProps {
+		out, _, err := finishCRD("x.yaml", raw, DescriptionsFit, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got apiextv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(out[strings.Index(string(out), "---")+4:], &got); err != nil {
+			t.Fatal(err)
+		}
+		return *got.Spec.Versions[0].Schema.OpenAPIV3Schema
+	}
+	shallow := root(false)
+	if diff := cmp.Diff(spec, shallow.Properties["spec"], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the spec must be kept whole (-want +got):\n%s", diff)
+	}
+	st := shallow.Properties["status"]
+	if diff := cmp.Diff(conditions, st.Properties["conditions"], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("status.conditions must be kept (-want +got):\n%s", diff)
+	}
+	if st.Properties["field000"].Type != "string" {
+		t.Errorf("a scalar of status lost its type: %+v", st.Properties["field000"])
+	}
+	next := st.Properties["next"]
+	if next.XPreserveUnknownFields == nil || !*next.XPreserveUnknownFields || len(next.Properties) > 0 {
+		t.Errorf("status.next must be an object that preserves unknown fields, is %+v", next)
+	}
+	if list := st.Properties["list"]; list.Items == nil || list.Items.Schema.XPreserveUnknownFields == nil {
+		t.Errorf("the items of status.list must preserve unknown fields, are %+v", list.Items)
+	}
+	if diff := cmp.Diff(status, root(true).Properties["status"], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("FullStatus must keep the status (-want +got):\n%s", diff)
 	}
 }

@@ -27,6 +27,10 @@ type Options struct {
 	// Descriptions says what to do with schema descriptions in CRDs.
 	// Defaults to DescriptionsFit.
 	Descriptions Descriptions
+	// FullStatus keeps the whole status schema in CRDs; by default it is
+	// shallow (shallowStatus): objects below status preserve unknown
+	// fields.
+	FullStatus bool
 	// Progress, when set, is told what the stage is doing.
 	Progress func(string)
 	// ImportPath is the Go import path of OutDir. Defaults to the path
@@ -103,7 +107,7 @@ func Emit(m *model.Model, opts Options) (*Result, error) {
 	res.Timings.Go = time.Since(t0)
 
 	// 2. controller-tools compiles them, so they must be on disk.
-	if err := compile(m, l, files, byImport, opts.Descriptions, progress, res); err != nil {
+	if err := compile(m, l, files, byImport, opts.Descriptions, opts.FullStatus, progress, res); err != nil {
 		return nil, err
 	}
 
@@ -194,7 +198,7 @@ func goPackages(m *model.Model, importBase string) (files map[string][]byte, byI
 // controller-tools over them; the deepcopy files and the finished CRDs
 // (finishCRD) join files. A CRD that cannot be made to fit is a problem of
 // res, not an error.
-func compile(m *model.Model, l layout, files map[string][]byte, byImport map[string]string, descriptions Descriptions, progress func(string), res *Result) error {
+func compile(m *model.Model, l layout, files map[string][]byte, byImport map[string]string, descriptions Descriptions, fullStatus bool, progress func(string), res *Result) error {
 	t0 := time.Now()
 	// The previous deepcopy files stay until they are replaced: type errors
 	// they may cause are ignored by controller-tools, and keeping them avoids
@@ -222,7 +226,7 @@ func compile(m *model.Model, l layout, files map[string][]byte, byImport map[str
 	}
 	t0 = time.Now()
 	for name, raw := range tools.CRDs {
-		b, note, err := finishCRD(name, raw, descriptions)
+		b, note, err := finishCRD(name, raw, descriptions, fullStatus)
 		if err != nil {
 			// One CRD that cannot be made to fit leaves out that CRD
 			// only: the rest of the output is still written.

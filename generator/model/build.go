@@ -675,8 +675,8 @@ func markerSafePattern(p string) bool {
 
 // createOnlyRules writes a CEL transition rule on the spec for every topmost
 // createOnly path that CEL can reach: presence and value may not change.
-// Paths inside arrays or maps, or below a free-form field, are left to the
-// webhook.
+// Paths inside arrays or maps, at or below a free-form field, are left to
+// the webhook.
 func createOnlyRules(k *Kind) []Validation {
 	var out []Validation
 	for _, e := range k.Table.Entries {
@@ -731,6 +731,17 @@ func createOnlyRules(k *Kind) []Validation {
 	return out
 }
 
+// freeForm says whether t is free-form JSON, or a list or map whose
+// elements are.
+func freeForm(t *TypeRef) bool {
+	for ; t != nil; t = t.Elem {
+		if t.Kind == JSON {
+			return true
+		}
+	}
+	return false
+}
+
 // reachable reports whether a dotted path names struct fields all the way
 // down from st.
 func reachable(st *Struct, segs []string) bool {
@@ -746,7 +757,10 @@ func reachable(st *Struct, segs []string) bool {
 			return false
 		}
 		if i == len(segs)-1 {
-			return true
+			// A free-form field (JSON), or a list or map of them, has no
+			// schema CEL can type: the apiserver refuses a rule that names
+			// it ("undefined field").
+			return !freeForm(f.Type)
 		}
 		if f.Type.Kind != StructRef {
 			return false

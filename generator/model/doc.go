@@ -10,13 +10,21 @@
 // in lower case takes the casing of the PUT's operationId group when that
 // spells the same word (classic Microsoft.Insights `alertrules` with
 // `AlertRules_CreateOrUpdate` → AlertRule, not Alertrule; KindNameOf).
+// A name longer than MaxKindName (58) writes its parents as their initials,
+// outermost first, until it fits (AAHybridRunbookWorkerGroupsHybridRunbookWorker):
+// Kubernetes refuses a CRD whose list kind or plural is longer than 63
+// characters (24 kinds of the wide corpus, such as Recovery Services'
+// replication items and Automation's hybrid runbook workers). Initials keep
+// apart the types that only their parents tell apart (Security and
+// Compliance's private endpoint connections of five services).
 //
 // Users write the kind name in `kind:`, so it is never changed to make room
 // for anything else. Kinds take their names (Kind, KindSpec, KindStatus,
 // KindList) before any struct or enum of the package is named. Because a
 // kind name carries its parents' segments, two kinds of one package can only
-// share a name when their ARM types differ in case alone: the second, in
-// ARM type order, is an error and is left out.
+// share a name when their ARM types differ in case alone, or when initials
+// made two long names one: the second, in ARM type order, is an
+// error and is left out.
 //
 // # Struct and enum names
 //

@@ -12,8 +12,15 @@ import (
 // notPlural are ARM type names that end in "s" but are singular nouns.
 var notPlural = map[string]bool{"redis": true, "status": true, "dns": true, "analysis": true}
 
+// plurals are ARM type names flect leaves as they are (it takes a final
+// "us" for a Latin singular, as in status) with their singular.
+var plurals = map[string]string{"skus": "sku"}
+
 // Singular returns the singular of an ARM type segment.
 func Singular(word string) string {
+	if one, ok := plurals[strings.ToLower(word)]; ok {
+		return word[:len(one)]
+	}
 	if notPlural[strings.ToLower(word)] || word == strings.ToUpper(word) {
 		// An all upper-case segment is an acronym or an enum value (the
 		// record type NS), never a plural.
@@ -22,10 +29,56 @@ func Singular(word string) string {
 	return flect.Singularize(word)
 }
 
+// MaxKindName is the longest kind name: Kubernetes takes a kind's list
+// kind (KindList) and its resource (the plural, lower case) as DNS labels
+// of at most 63 characters, and a plural is up to 3 letters longer.
+const MaxKindName = 58
+
 // KindName names a kind from its ARM type segments: the parents as written,
 // the last one singular — storageAccounts/blobServices/containers →
-// StorageAccountsBlobServicesContainer.
+// StorageAccountsBlobServicesContainer. A name longer than MaxKindName
+// writes its parents, outermost first, as their initials (capitals and
+// digits) until it fits, so that its CRD can be installed and two types
+// stay two kinds: Automation's automationAccounts/hybridRunbookWorkerGroups/
+// hybridRunbookWorkers → AAHybridRunbookWorkerGroupsHybridRunbookWorker,
+// privateLinkServicesForM365ComplianceCenter/privateEndpointConnections →
+// PLSFM365CCPrivateEndpointConnection. If the initials are still too long,
+// they are dropped, outermost first; the type's last segment is always kept.
 func KindName(types []string) string {
+	name := kindName(types)
+	if len(name) <= MaxKindName {
+		return name
+	}
+	parts := make([]string, len(types))
+	for i, t := range types {
+		parts[i] = Pascal(t)
+	}
+	parts[len(parts)-1] = Pascal(Singular(types[len(types)-1]))
+	for i := 0; i < len(parts)-1 && len(strings.Join(parts, "")) > MaxKindName; i++ {
+		parts[i] = initials(parts[i])
+	}
+	for len(parts) > 1 && len(strings.Join(parts, "")) > MaxKindName {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, "")
+}
+
+// initials are the capitals and digits of a Pascal-case word:
+// PrivateLinkServicesForM365ComplianceCenter → PLSFM365CC.
+func initials(word string) string {
+	var b strings.Builder
+	for _, r := range word {
+		if unicode.IsUpper(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return word[:1]
+	}
+	return b.String()
+}
+
+func kindName(types []string) string {
 	var b strings.Builder
 	for i, t := range types {
 		if i == len(types)-1 {

@@ -10,6 +10,7 @@ func TestNames(t *testing.T) {
 	}{
 		"KindTopLevel":       {fn: func(s string) string { return KindName([]string{s}) }, in: "storageAccounts", want: "StorageAccount"},
 		"KindRedis":          {fn: func(s string) string { return KindName([]string{s}) }, in: "redis", want: "Redis"},
+		"KindSkus":           {fn: func(s string) string { return KindName([]string{"providerRegistrations", s}) }, in: "skus", want: "ProviderRegistrationsSku"},
 		"KindPolicies":       {fn: func(s string) string { return KindName([]string{s}) }, in: "accessPolicies", want: "AccessPolicy"},
 		"KindIdentities":     {fn: func(s string) string { return KindName([]string{s}) }, in: "userAssignedIdentities", want: "UserAssignedIdentity"},
 		"KindUpperCase":      {fn: func(s string) string { return KindName([]string{"privateDnsZones", s}) }, in: "NS", want: "PrivateDnsZonesNS"},
@@ -80,5 +81,55 @@ func TestCaseFrom(t *testing.T) {
 		if got := caseFrom(c.seg, c.text); got != c.want {
 			t.Errorf("caseFrom(%q, %q) = %q, want %q", c.seg, c.text, got, c.want)
 		}
+	}
+}
+
+// TestKindNameFits: a kind whose parents make its name too long for a CRD
+// (its list kind and plural are DNS labels of at most 63 characters) drops
+// its outermost parents; shorter names keep them all.
+func TestKindNameFits(t *testing.T) {
+	cases := []struct {
+		types []string
+		want  string
+	}{
+		{[]string{"storageAccounts", "blobServices", "containers", "immutabilityPolicies"}, "StorageAccountsBlobServicesContainersImmutabilityPolicy"},
+		{[]string{"vaults", "replicationFabrics", "replicationProtectionContainers", "replicationProtectedItems"}, "VRFReplicationProtectionContainersReplicationProtectedItem"},
+		{[]string{"automationAccounts", "hybridRunbookWorkerGroups", "hybridRunbookWorkers"}, "AAHybridRunbookWorkerGroupsHybridRunbookWorker"},
+		{[]string{"providerRegistrations", "resourcetypeRegistrations", "resourcetypeRegistrations", "resourcetypeRegistrations", "resourcetypeRegistrations", "skus"}, "PRRRRRRRResourcetypeRegistrationsSku"},
+		{[]string{"providerRegistrations", "resourcetypeRegistrations", "resourcetypeRegistrations", "resourcetypeRegistrations", "skus"}, "PRRRResourcetypeRegistrationsResourcetypeRegistrationsSku"},
+		{[]string{"privateLinkServicesForM365ComplianceCenter", "privateEndpointConnections"}, "PLSFM365CCPrivateEndpointConnection"},
+		{[]string{"privateLinkServicesForMIPPolicySync", "privateEndpointConnections"}, "PLSFMIPPSPrivateEndpointConnection"},
+		{[]string{"aVeryLongSingleSegmentNameThatNoParentCanShortenBecauseItHasNoParents"}, "AVeryLongSingleSegmentNameThatNoParentCanShortenBecauseItHasNoParent"},
+	}
+	for _, c := range cases {
+		got := KindName(c.types)
+		if got != c.want {
+			t.Errorf("KindName(%v) = %s, want %s", c.types, got, c.want)
+		}
+		if len(c.types) > 1 && len(got) > MaxKindName {
+			t.Errorf("KindName(%v) = %s: %d characters, more than %d", c.types, got, len(got), MaxKindName)
+		}
+	}
+}
+
+// TestReachableNotFreeForm: a create-only CEL rule may name a typed field,
+// not a free-form one (the apiserver refuses "undefined field" there: six
+// CRDs of the wide corpus, such as a policy assignment's
+// properties.metadata).
+func TestReachableNotFreeForm(t *testing.T) {
+	props := &Struct{Name: "Props", Fields: []*Field{
+		{JSONName: "metadata", Type: &TypeRef{Kind: JSON}},
+		{JSONName: "displayName", Type: &TypeRef{Kind: String}},
+		{JSONName: "jobs", Type: &TypeRef{Kind: Map, Elem: &TypeRef{Kind: JSON}}},
+	}}
+	spec := &Struct{Name: "Spec", Fields: []*Field{{JSONName: "properties", Type: &TypeRef{Kind: StructRef, Struct: props}}}}
+	if reachable(spec, []string{"properties", "metadata"}) {
+		t.Error("a rule reaches the free-form properties.metadata")
+	}
+	if reachable(spec, []string{"properties", "jobs"}) {
+		t.Error("a rule reaches properties.jobs, a map of free-form values")
+	}
+	if !reachable(spec, []string{"properties", "displayName"}) {
+		t.Error("a rule does not reach the typed properties.displayName")
 	}
 }
