@@ -56,3 +56,14 @@ func (m *memoMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta
 }
 
 var _ meta.RESTMapper = (*memoMapper)(nil)
+
+// forget drops the mappings kept of gk (its CRD is gone: it may come back
+// with other versions).
+func (m *memoMapper) forget(gk schema.GroupKind) {
+	m.mappings.Range(func(k, _ any) bool {
+		if k.(mappingKey).gk == gk {
+			m.mappings.Delete(k)
+		}
+		return true
+	})
+}

@@ -10,19 +10,21 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
+	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/action"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
@@ -278,6 +280,61 @@ type Option func(*options)
 
 type options struct {
 	compositions []func(*configurator.Registry) error
+	kinds        []Kinds
+}
+
+// Kinds is a set of generated kinds beyond the ones this module ships
+// (generated/apis): a generated apis package's Descriptors, AddToScheme
+// and Defaults, e.g. the generated tier's (docs/tiers.md).
+type Kinds struct {
+	Descriptors []*descriptor.Descriptor
+	AddToScheme func(*runtime.Scheme) error
+	Defaults    map[schema.GroupVersionKind]map[string]any
+}
+
+// WithKinds makes the operator serve k's kinds besides generated/apis'
+// (those whose CRD is installed, like the others). A kind both name is
+// served once, with the first set's descriptors (generated/apis first).
+func WithKinds(k Kinds) Option {
+	return func(o *options) { o.kinds = append(o.kinds, k) }
+}
+
+// all is every kind the operator may serve: generated/apis' and the
+// WithKinds sets', a group and kind once (the first set naming it wins).
+func (o *options) all() Kinds {
+	out := Kinds{Descriptors: apis.Descriptors(), AddToScheme: apis.AddToScheme, Defaults: apis.Defaults()}
+	seen := map[schema.GroupKind]bool{}
+	for _, d := range out.Descriptors {
+		seen[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = true
+	}
+	adds := []func(*runtime.Scheme) error{apis.AddToScheme}
+	for _, k := range o.kinds {
+		for _, d := range k.Descriptors {
+			if !seen[schema.GroupKind{Group: d.Group, Kind: d.Kind}] {
+				out.Descriptors = append(out.Descriptors, d)
+			}
+		}
+		for _, d := range k.Descriptors {
+			seen[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = true
+		}
+		if k.AddToScheme != nil {
+			adds = append(adds, k.AddToScheme)
+		}
+		for gvk, d := range k.Defaults {
+			if _, ok := out.Defaults[gvk]; !ok {
+				out.Defaults[gvk] = d
+			}
+		}
+	}
+	out.AddToScheme = func(s *runtime.Scheme) error {
+		for _, add := range adds {
+			if err := add(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out
 }
 
 // WithComposition registers kinds on the configurator (the select/render
@@ -308,30 +365,21 @@ func shardSelector(shard string) (labels.Selector, error) {
 	return labels.NewSelector().Add(*req), nil
 }
 
-// shardCache limits the cache's custom resources (the installed generated
-// kinds and Actions) to a shard's label; Secrets and the rest stay whole.
-func shardCache(o *cache.Options, restCfg *rest.Config, shard string, selected []*descriptor.Descriptor) error {
+// shardCache limits the cache's objects to a shard's label — the
+// generated kinds (installed now or later) and Actions — but for the
+// kinds the operator reads whole whatever their labels: Secrets,
+// ConfigMaps, CRDs (metadata) and Namespaces.
+func shardCache(o *cache.Options, shard string) error {
 	sel, err := shardSelector(shard)
 	if err != nil {
 		return err
 	}
-	hc, err := rest.HTTPClientFor(restCfg)
-	if err != nil {
-		return err
-	}
-	mapper, err := apiutil.NewDynamicRESTMapper(restCfg, hc)
-	if err != nil {
-		return err
-	}
+	o.DefaultLabelSelector = sel
 	o.ByObject = map[client.Object]cache.ByObject{}
-	for _, d := range installedKinds(mapper, selected) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(d.GroupVersionKind())
-		o.ByObject[u] = cache.ByObject{Label: sel}
-	}
-	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
-	if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-		o.ByObject[&actionsv1alpha1.Action{}] = cache.ByObject{Label: sel}
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdGVK)
+	for _, obj := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}, &corev1.Namespace{}, crd} {
+		o.ByObject[obj] = cache.ByObject{Label: labels.Everything()}
 	}
 	return nil
 }
@@ -378,17 +426,21 @@ func endpointLabel(conf cloud.Configuration, emulator bool) string {
 
 // setupActions runs Actions (runtime/action) on the installed kinds when
 // the Action CRD is installed; without it the operator runs as before.
-func setupActions(mgr ctrl.Manager, armClient arm.Client, creds *credentials.Credentials, installed []*descriptor.Descriptor, c Config) error {
+func setupActions(mgr ctrl.Manager, armClient arm.Client, creds *credentials.Credentials, selected []*descriptor.Descriptor, serving *reconciler.Serving, c Config) error {
 	gvk := actionsv1alpha1.GroupVersion.WithKind("Action")
 	if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
 		ctrl.Log.WithName("operator").Info("the Action CRD is not installed: Actions are not run (kubectl apply -f api/actions/crd.yaml)")
 		return nil
 	}
-	if _, err := action.SetupWithManager(mgr, armClient, installed, action.WithPollInterval(c.Reconciler.PollInterval), action.WithCredentials(creds),
+	r, err := action.SetupWithManager(mgr, armClient, selected, action.WithPollInterval(c.Reconciler.PollInterval), action.WithCredentials(creds),
 		// The cache holds the reconciler's slim objects: read them whole.
-		action.WithObjects(action.Objects{Reader: reconciler.CacheReader, Changed: reconciler.ReadinessChanged})); err != nil {
+		action.WithObjects(action.Objects{Reader: reconciler.CacheReader, Changed: reconciler.ReadinessChanged}),
+		// Targets are watched as their kinds are served.
+		action.WithTargetsLater())
+	if err != nil {
 		return fmt.Errorf("actions: %w", err)
 	}
+	serving.OnServe(r.WatchTarget, r.ForgetTarget)
 	return nil
 }
 

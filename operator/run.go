@@ -22,7 +22,6 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	actionsv1alpha1 "github.com/armature-dev/armature/api/actions/v1alpha1"
-	"github.com/armature-dev/armature/generated/apis"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/configurator"
 	"github.com/armature-dev/armature/runtime/credentials"
@@ -42,7 +41,8 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err := registerMetrics(ctrlmetrics.Registry); err != nil {
 		return err
 	}
-	mopts, selected, err := c.managerOptions(restCfg, len(o.compositions) == 0)
+	kinds := o.all()
+	mopts, selected, err := c.managerOptions(restCfg, len(o.compositions) == 0, kinds)
 	if err != nil {
 		return err
 	}
@@ -59,16 +59,13 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 			return err
 		}
 	}
-	installed, err := runnableKinds(mgr, selected)
-	if err != nil {
-		return err
-	}
-	conf, err := c.setupARM(ctx, mgr, restCfg, installed)
+	installed := installedKinds(mgr.GetRESTMapper(), selected)
+	conf, err := c.setupARM(ctx, mgr, restCfg, selected)
 	if err != nil {
 		return err
 	}
 	if c.Webhook {
-		if err := setupWebhooks(mgr, installed); err != nil {
+		if err := setupWebhooks(mgr, selected, kinds); err != nil {
 			return err
 		}
 	}
@@ -78,18 +75,18 @@ func Run(ctx context.Context, restCfg *rest.Config, c Config, opts ...Option) er
 	if err := addChecks(mgr, c.Webhook); err != nil {
 		return err
 	}
-	ctrl.Log.WithName("operator").Info("starting", "kinds", len(installed), "arm", endpointLabel(conf, c.emulator()), "namespaces", c.WatchNamespaces)
+	ctrl.Log.WithName("operator").Info("starting", "kinds", len(selected), "installed", len(installed), "arm", endpointLabel(conf, c.emulator()), "namespaces", c.WatchNamespaces)
 	return mgr.Start(ctx)
 }
 
 // newScheme is the operator's scheme: core kinds, the generated kinds and
 // Actions.
-func newScheme() (*runtime.Scheme, error) {
+func newScheme(kinds Kinds) (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	if err := corev1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	if err := apis.AddToScheme(scheme); err != nil {
+	if err := kinds.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	if err := actionsv1alpha1.AddToScheme(scheme); err != nil {
@@ -101,8 +98,8 @@ func newScheme() (*runtime.Scheme, error) {
 // managerOptions are the manager's options before its webhook server, and
 // the descriptors Kinds selects. slim keeps only what the reconciler reads
 // in the cache (reconciler.TransformForCache): true without compositions.
-func (c *Config) managerOptions(restCfg *rest.Config, slim bool) (ctrl.Options, []*descriptor.Descriptor, error) {
-	scheme, err := newScheme()
+func (c *Config) managerOptions(restCfg *rest.Config, slim bool, kinds Kinds) (ctrl.Options, []*descriptor.Descriptor, error) {
+	scheme, err := newScheme(kinds)
 	if err != nil {
 		return ctrl.Options{}, nil, err
 	}
@@ -133,12 +130,12 @@ func (c *Config) managerOptions(restCfg *rest.Config, slim bool) (ctrl.Options, 
 			mopts.Cache.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
-	selected, err := c.Selected(apis.Descriptors())
+	selected, err := c.Selected(kinds.Descriptors)
 	if err != nil {
 		return ctrl.Options{}, nil, err
 	}
 	if c.Shard != "" {
-		if err := shardCache(&mopts.Cache, restCfg, c.Shard, selected); err != nil {
+		if err := shardCache(&mopts.Cache, c.Shard); err != nil {
 			return ctrl.Options{}, nil, err
 		}
 	}
@@ -183,23 +180,11 @@ func (c *Config) webhookServer(mopts *ctrl.Options) (*certs.Manager, error) {
 	return certMgr, nil
 }
 
-// runnableKinds are the selected kinds whose CRD is installed; none is an
-// error.
-func runnableKinds(mgr ctrl.Manager, selected []*descriptor.Descriptor) ([]*descriptor.Descriptor, error) {
-	installed := installedKinds(mgr.GetRESTMapper(), selected)
-	if len(installed) < len(selected) {
-		ctrl.Log.WithName("operator").Info("some kinds have no CRD installed and are not run", "running", len(installed), "selected", len(selected))
-	}
-	if len(installed) == 0 {
-		return nil, errors.New("no selected kind has its CRD installed: apply generated/crds (or config/crd) first")
-	}
-	return installed, nil
-}
-
 // setupARM builds the ARM client and the credentials, and sets up the
-// reconcilers and Actions of the installed kinds with them. It returns the
-// cloud, for the start's log line.
-func (c *Config) setupARM(ctx context.Context, mgr ctrl.Manager, restCfg *rest.Config, installed []*descriptor.Descriptor) (cloud.Configuration, error) {
+// reconcilers and Actions of the selected kinds with them: each is served
+// while its CRD is installed (kinds.go). It returns the cloud, for the
+// start's log line.
+func (c *Config) setupARM(ctx context.Context, mgr ctrl.Manager, restCfg *rest.Config, selected []*descriptor.Descriptor) (cloud.Configuration, error) {
 	cred, err := c.Credential()
 	if err != nil {
 		return cloud.Configuration{}, fmt.Errorf("ARM credential: %w", err)
@@ -225,10 +210,14 @@ func (c *Config) setupARM(ctx context.Context, mgr ctrl.Manager, restCfg *rest.C
 	}
 	secrets := reconciler.NewSecretReader(mgr.GetCache(), mgr.GetAPIReader())
 	creds := credentials.New(secrets, credentials.Binding{Client: armClient, SubscriptionID: c.Reconciler.SubscriptionID}, c.SecretClients(transport), credentials.WithDefaultNamespaces(c.DefaultCredentialNamespaces...))
-	if err := reconciler.SetupAll(mgr, armClient, installed, c.Reconciler, reconciler.WithCredentials(creds), reconciler.WithSecrets(secrets)); err != nil {
+	serving, err := reconciler.SetupServing(mgr, armClient, selected, c.Reconciler, reconciler.WithCredentials(creds), reconciler.WithSecrets(secrets))
+	if err != nil {
 		return cloud.Configuration{}, err
 	}
-	if err := setupActions(mgr, armClient, creds, installed, *c); err != nil {
+	if err := setupActions(mgr, armClient, creds, selected, serving, *c); err != nil {
+		return cloud.Configuration{}, err
+	}
+	if err := setupKinds(mgr, serving, selected); err != nil {
 		return cloud.Configuration{}, err
 	}
 	return conf, nil
@@ -236,15 +225,15 @@ func (c *Config) setupARM(ctx context.Context, mgr ctrl.Manager, restCfg *rest.C
 
 // setupWebhooks registers the admission webhook of the installed kinds
 // and the CRD conversion webhook of kinds served in several versions.
-func setupWebhooks(mgr ctrl.Manager, installed []*descriptor.Descriptor) error {
+func setupWebhooks(mgr ctrl.Manager, installed []*descriptor.Descriptor, kinds Kinds) error {
 	var wopts []webhook.Option
-	for gvk, d := range apis.Defaults() {
+	for gvk, d := range kinds.Defaults {
 		wopts = append(wopts, webhook.WithDefaults(gvk, d))
 	}
 	if err := webhook.Setup(mgr, webhook.New(installed, wopts...)); err != nil {
 		return err
 	}
-	mgr.GetWebhookServer().Register(conversion.Path, conversion.New(apis.Descriptors()))
+	mgr.GetWebhookServer().Register(conversion.Path, conversion.New(kinds.Descriptors))
 	return nil
 }
 

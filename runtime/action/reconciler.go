@@ -8,13 +8,17 @@ import (
 	"github.com/armature-dev/armature/runtime/credentials"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
@@ -84,6 +88,14 @@ type Reconciler struct {
 	// Objects is how the generated kinds' objects are read from the
 	// operator's cache (WithObjects).
 	Objects Objects
+
+	// targetsLater: targets are watched as their kinds are served
+	// (WithTargetsLater, WatchTarget).
+	targetsLater bool
+	mu           sync.Mutex
+	ctrl         controller.Controller
+	cache        cache.Cache
+	watched      map[schema.GroupKind]bool
 }
 
 // Objects is how the Action controller reads the generated kinds' custom

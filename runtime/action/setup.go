@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/armature-dev/armature/api/actions/v1alpha1"
 	"github.com/armature-dev/armature/runtime/arm"
@@ -39,6 +41,7 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 		r.Client = r.Objects.Reader(r.Client)
 	}
 	r.APIReader = mgr.GetAPIReader()
+	r.cache = mgr.GetCache()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Action{}, targetIndex, func(o client.Object) []string {
 		a, ok := o.(*v1alpha1.Action)
 		if !ok || a.Spec.Target.Kind == "" {
@@ -51,6 +54,11 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 	b := ctrl.ControllerManagedBy(mgr).
 		Named("action.actions.azure.armature.dev").
 		For(&v1alpha1.Action{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{}))
+	if r.targetsLater {
+		c, err := b.Build(r)
+		r.ctrl, r.watched = c, map[schema.GroupKind]bool{}
+		return r, err
+	}
 	for _, d := range r.Registry.Descriptors() {
 		gvk := d.GroupVersionKind()
 		u := &unstructured.Unstructured{}
@@ -58,6 +66,37 @@ func SetupWithManager(mgr manager.Manager, armClient arm.Client, descs []*descri
 		b = b.Watches(u, handler.EnqueueRequestsFromMapFunc(r.waiting), ctrl.WithPredicates(targetChanged(r.Objects.Changed)))
 	}
 	return r, b.Complete(r)
+}
+
+// WithTargetsLater makes SetupWithManager watch no target kind: the
+// caller calls WatchTarget for each kind as it is served (and
+// ForgetTarget when it goes), e.g. from reconciler.Serving's OnServe.
+func WithTargetsLater() Option { return func(r *Reconciler) { r.targetsLater = true } }
+
+// WatchTarget makes the Action controller watch the custom resources of
+// gvk (a kind Actions may target), once: a target turning Ready starts the
+// Actions waiting for it. Only with WithTargetsLater.
+func (r *Reconciler) WatchTarget(_ context.Context, gvk schema.GroupVersionKind) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctrl == nil || r.watched[gvk.GroupKind()] {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := r.ctrl.Watch(source.Kind[client.Object](r.cache, u, handler.EnqueueRequestsFromMapFunc(r.waiting), targetChanged(r.Objects.Changed))); err != nil {
+		return err
+	}
+	r.watched[gvk.GroupKind()] = true
+	return nil
+}
+
+// ForgetTarget forgets the watch of gk (its informer was removed with the
+// kind's CRD); WatchTarget adds it again.
+func (r *Reconciler) ForgetTarget(gk schema.GroupKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.watched, gk)
 }
 
 // waiting lists the Actions that target a custom resource.

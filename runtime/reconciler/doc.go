@@ -35,6 +35,16 @@
 //     observer. Live writable values that differ from the desired ones are
 //     corrected (or only reported under the skip policy).
 //
+// # Serving kinds (serving.go)
+//
+// SetupServing builds one reconciler per kind and returns a Serving; a
+// kind's controller runs from its first Serve (the operator calls it when
+// the kind's CRD is installed; SetupAll serves every kind at the start).
+// Everything one kind reads of others — owners, children, extension
+// objects, reference targets, valuesFrom sources — is limited to the kinds
+// served now, and watches between kinds are added as kinds are served.
+// Unserve removes the kind's informer and with it every handler on it.
+//
 // # Reading one reconcile
 //
 // The steps above read top to bottom in six files, each function below

@@ -144,7 +144,7 @@ func (r *Reconciler) dependents(ctx context.Context, st *state) []string {
 	}
 	if r.tracker != nil {
 		// Objects whose valuesFrom reads this one: any kind.
-		for _, gvk := range r.tracker.kinds {
+		for _, gvk := range r.kinds.list() {
 			for _, o := range r.listIndexed(ctx, gvk, ns, valuesIndex, key) {
 				if waitsFor(gvk.Kind, o) {
 					out = append(out, gvk.Kind+" "+o.GetName()+" (valuesFrom)")

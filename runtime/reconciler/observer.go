@@ -145,20 +145,22 @@ func (o *observer) observe(ctx context.Context, k listKey, g *listGroup) {
 		// one by one, as without the observer.
 		log.FromContext(ctx).Info("drift observer: list failed; reading each resource", "collection", k.collection, "error", err.Error())
 		for _, obj := range objs {
-			o.requeue(obj)
+			o.requeue(ctx, obj)
 		}
 		return
 	}
 	for _, obj := range objs {
 		item, ok := live[strings.ToLower(observedID(obj))]
 		if !ok || changed(obj, normalize(o.r.reconcilerFor(obj).Desc, item)) {
-			o.requeue(obj)
+			o.requeue(ctx, obj)
 		}
 	}
 }
 
-// requeue sends an object to its reconciler with a forced GET.
-func (o *observer) requeue(obj *unstructured.Unstructured) {
+// requeue sends an object to its reconciler with a forced GET; nothing
+// once ctx ends (the controller that takes them may have stopped: a send
+// would block the observer, and the manager's shutdown with it).
+func (o *observer) requeue(ctx context.Context, obj *unstructured.Unstructured) {
 	o.r.mem.markForce(obj.GetUID())
 	observerRequeues.WithLabelValues(o.r.Desc.Kind).Inc()
 	u := &unstructured.Unstructured{}
@@ -166,7 +168,10 @@ func (o *observer) requeue(obj *unstructured.Unstructured) {
 	u.SetNamespace(obj.GetNamespace())
 	u.SetName(obj.GetName())
 	u.SetUID(obj.GetUID())
-	o.events <- event.GenericEvent{Object: u}
+	select {
+	case o.events <- event.GenericEvent{Object: u}:
+	case <-ctx.Done():
+	}
 }
 
 // observedID is the ARM id an object's status describes.

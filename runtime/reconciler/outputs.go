@@ -180,7 +180,7 @@ func (r *Reconciler) outputsOwned(ctx context.Context, owner *unstructured.Unstr
 	}
 	for _, ref := range u.GetOwnerReferences() {
 		group, _, _ := strings.Cut(ref.APIVersion, "/")
-		if _, served := r.kinds[schema.GroupKind{Group: group, Kind: ref.Kind}]; served || ref.UID == owner.GetUID() {
+		if served := r.kinds.has(schema.GroupKind{Group: group, Kind: ref.Kind}); served || ref.UID == owner.GetUID() {
 			return true, nil
 		}
 	}

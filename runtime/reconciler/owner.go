@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -47,7 +46,7 @@ func (r *Reconciler) ownerTarget(owner map[string]any) (gvk schema.GroupVersionK
 		return gvk, false, terminal(core.ReasonOwnerKindUnknown, "spec.owner needs both group and kind (or neither, and armId)")
 	}
 	gk := schema.GroupKind{Group: group, Kind: kind}
-	if v, ok := r.kinds[gk]; ok {
+	if v, ok := r.kinds.version(gk); ok {
 		return gk.WithVersion(v), true, nil
 	}
 	m, merr := r.Client.RESTMapper().RESTMapping(gk)
@@ -64,11 +63,11 @@ func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object)
 	return r.indexed(ctx, owner.GetNamespace(), ownerAnyIndex, ownerKey(gvk.Group, gvk.Kind, owner.GetName()))
 }
 
-// watchAnyOwner makes an extension kind's controller requeue the objects
-// an owner of any kind (every kind SetupAll registers) owns by group, kind
-// and name, when the owner's readiness changes.
-func (r *Reconciler) watchAnyOwner(ctx context.Context, indexer client.FieldIndexer, obj client.Object, watch func(client.Object, handler.EventHandler)) error {
-	if err := indexer.IndexField(ctx, obj, ownerAnyIndex, func(o client.Object) []string {
+// indexAnyOwner indexes an extension kind's objects by the owner they
+// name (group, kind and name): an owner of any kind finds what it owns
+// (Serving watches every served kind for it).
+func (r *Reconciler) indexAnyOwner(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
+	return indexer.IndexField(ctx, obj, ownerAnyIndex, func(o client.Object) []string {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok {
 			return nil
@@ -78,13 +77,5 @@ func (r *Reconciler) watchAnyOwner(ctx context.Context, indexer client.FieldInde
 			return nil
 		}
 		return []string{ownerKey(g, k, n)}
-	}); err != nil {
-		return err
-	}
-	for gk, v := range r.kinds {
-		owner := &unstructured.Unstructured{}
-		owner.SetGroupVersionKind(gk.WithVersion(v))
-		watch(owner, handler.EnqueueRequestsFromMapFunc(r.extensionChildren))
-	}
-	return nil
+	})
 }

@@ -16,7 +16,7 @@ func TestOwnerTarget(t *testing.T) {
 	account := schema.GroupKind{Group: "storage.azure.armature.dev", Kind: "StorageAccount"}
 	child := &Reconciler{Desc: &descriptor.Descriptor{Kind: "Container", Scope: descriptor.ScopeResourceGroup, OwnerGroup: account.Group, OwnerKind: account.Kind}, OwnerVersion: "v20230501"}
 	ext := &Reconciler{Desc: &descriptor.Descriptor{Kind: "Grant", Scope: descriptor.ScopeExtension},
-		kinds: map[schema.GroupKind]string{account: "v20230501"}}
+		kinds: newKindSet(map[schema.GroupKind]string{account: "v20230501"})}
 	cases := map[string]struct {
 		r      *Reconciler
 		owner  map[string]any

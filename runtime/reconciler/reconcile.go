@@ -24,6 +24,9 @@ import (
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
 	ctx, cancel := context.WithTimeout(ctx, r.Config.ReconcileTimeout)
 	defer cancel()
+	if r.kinds != nil && !r.kinds.has(r.gvk().GroupKind()) {
+		return reconcile.Result{}, nil // no longer served: its CRD is gone
+	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(r.gvk())
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -250,7 +253,7 @@ func (r *Reconciler) ownerCycle(ctx context.Context, st *state) string {
 		if (schema.GroupKind{Group: g, Kind: k}) == self && n == st.obj.GetName() {
 			return strings.Join(chain, " → ")
 		}
-		v, ok := r.kinds[schema.GroupKind{Group: g, Kind: k}]
+		v, ok := r.kinds.version(schema.GroupKind{Group: g, Kind: k})
 		if !ok {
 			return ""
 		}

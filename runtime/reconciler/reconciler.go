@@ -65,9 +65,11 @@ type Reconciler struct {
 	// providers remembers provider registrations asked for (shared by the
 	// kinds SetupAll builds).
 	providers *registrations
-	// kinds are the storage versions of the kinds SetupAll registers: an
-	// extension kind's owner can be any of them.
-	kinds map[schema.GroupKind]string
+	// kinds are the storage versions of the kinds served now (Serving),
+	// shared: an extension kind's owner can be any of them, and nothing
+	// lists or watches a kind that is not served. Nil (a reconciler built
+	// alone): no other kind.
+	kinds *kindSet
 	// seal binds the records the reconciler reads back to their objects
 	// (Config.StateKey).
 	seal sealer

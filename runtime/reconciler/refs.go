@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -208,7 +207,8 @@ func (r *Reconciler) resolveRef(ctx context.Context, ns string, ref ObjectRef) (
 // and checks it against the reference's allowed targets.
 func (r *Reconciler) refKind(ref ObjectRef) (schema.GroupKind, string, error) {
 	var found []schema.GroupKind
-	for gk := range r.kinds {
+	for _, gvk := range r.kinds.list() {
+		gk := gvk.GroupKind()
 		if gk.Kind == ref.Kind && (ref.Group == "" || gk.Group == ref.Group) {
 			found = append(found, gk)
 		}
@@ -223,7 +223,8 @@ func (r *Reconciler) refKind(ref ObjectRef) (schema.GroupKind, string, error) {
 	if targets := r.refTargetsAt(ref.Path); len(targets) > 0 && !slices.Contains(targets, gk.Group+"/"+gk.Kind) {
 		return schema.GroupKind{}, "", fmt.Errorf("a %s cannot be named here; allowed: %s", gk.Kind, strings.Join(targets, ", "))
 	}
-	return gk, r.kinds[gk], nil
+	v, _ := r.kinds.version(gk)
+	return gk, v, nil
 }
 
 // refTargetsAt returns the allowed targets of the reference at a concrete
@@ -245,35 +246,30 @@ func (r *Reconciler) referrers(ctx context.Context, target client.Object) []reco
 	return r.indexed(ctx, target.GetNamespace(), refIndex, strings.ToLower(gvk.Kind)+"/"+target.GetName())
 }
 
-// watchTargets indexes the kind's objects by what they reference and
-// watches the kinds they may reference, when the kind has references.
-func (r *Reconciler) watchTargets(ctx context.Context, indexer client.FieldIndexer, obj client.Object, watch func(client.Object, handler.EventHandler)) error {
+// indexTargets indexes the kind's objects by the targets their references
+// name, when it has references.
+func (r *Reconciler) indexTargets(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
 	if len(r.Desc.References) == 0 {
 		return nil
 	}
-	if err := indexer.IndexField(ctx, obj, refIndex, func(o client.Object) []string {
+	return indexer.IndexField(ctx, obj, refIndex, func(o client.Object) []string {
 		if u, ok := o.(*unstructured.Unstructured); ok {
 			return refTargets(u)
 		}
 		return nil
-	}); err != nil {
-		return err
+	})
+}
+
+// targets says whether the kind's references may name gk (every kind
+// when one of them has no target list).
+func (r *Reconciler) targets(gk schema.GroupKind) bool {
+	if len(r.Desc.References) == 0 {
+		return false
 	}
-	var targets []string
 	for _, ref := range r.Desc.References {
-		if len(ref.Targets) == 0 {
-			targets = nil
-			break
+		if len(ref.Targets) == 0 || slices.Contains(ref.Targets, gk.Group+"/"+gk.Kind) {
+			return true
 		}
-		targets = append(targets, ref.Targets...)
 	}
-	for gk, v := range r.kinds {
-		if targets != nil && !slices.Contains(targets, gk.Group+"/"+gk.Kind) {
-			continue
-		}
-		t := &unstructured.Unstructured{}
-		t.SetGroupVersionKind(gk.WithVersion(v))
-		watch(t, handler.EnqueueRequestsFromMapFunc(r.referrers))
-	}
-	return nil
+	return false
 }

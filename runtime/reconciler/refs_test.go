@@ -71,7 +71,7 @@ func newRefMachine(t *testing.T, obj *unstructured.Unstructured, widgets ...*uns
 		WithIndex(indexed, refIndex, func(o client.Object) []string { return refTargets(o.(*unstructured.Unstructured)) }).Build()
 	m.rec = record.NewFakeRecorder(256)
 	m.restart()
-	m.r.kinds = map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1"}
+	m.r.kinds = newKindSet(map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1"})
 	m.r.referring = []schema.GroupVersionKind{gvk}
 	return m
 }
@@ -314,7 +314,7 @@ func TestDeleteWaitsForExtensionChildren(t *testing.T) {
 		}).Build()
 	m.rec = record.NewFakeRecorder(256)
 	m.restart()
-	m.r.kinds = map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1", lockGVK.GroupKind(): "v1"}
+	m.r.kinds = newKindSet(map[schema.GroupKind]string{widgetGVK.GroupKind(): "v1", gvk.GroupKind(): "v1", lockGVK.GroupKind(): "v1"})
 	m.r.extensionKinds = []schema.GroupVersionKind{lockGVK}
 	m.created(nil)
 	m.delete()

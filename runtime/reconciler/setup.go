@@ -2,23 +2,19 @@ package reconciler
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/runtime/arm"
@@ -29,22 +25,37 @@ import (
 // ownerIndex is the field index of spec.owner.name.
 const ownerIndex = "spec.owner.name"
 
-// SetupAll registers one reconciler per kind with the manager. The
-// manager's client must read unstructured objects from its cache
-// (ctrl.Options.Client.Cache.Unstructured = true): owners are looked up
-// through an index there.
-// Descriptors whose owner is another generated kind get a watch on it, so
-// an owner turning Ready requeues exactly its children; an extension kind
-// (its owner can be any resource, named by spec.owner group, kind and
-// name) gets a watch on every kind registered here.
+// SetupAll registers one reconciler per kind with the manager and serves
+// every kind once the manager starts: SetupServing, for callers that
+// install every CRD first. The manager's client must read unstructured
+// objects from its cache (ctrl.Options.Client.Cache.Unstructured = true):
+// owners are looked up through an index there.
 func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config, opts ...SetupOption) error {
+	s, err := SetupServing(mgr, armClient, descs, cfg, opts...)
+	if err != nil {
+		return err
+	}
+	var all []schema.GroupKind
+	for _, gvk := range s.Kinds() {
+		all = append(all, gvk.GroupKind())
+	}
+	return mgr.Add(serveAll{s: s, kinds: all})
+}
+
+// SetupServing builds one reconciler per kind of descs and returns the
+// Serving that starts their controllers as the kinds are served (a kind
+// served in several versions gets one controller, on its storage version;
+// the other versions' reconcilers are reached through it). Descriptors
+// whose owner is another generated kind get a watch on it, so an owner
+// turning Ready requeues exactly its children; an extension kind (its
+// owner can be any resource, named by spec.owner group, kind and name)
+// gets a watch on every served kind.
+func SetupServing(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config, opts ...SetupOption) (*Serving, error) {
 	var o setupOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	providers := &registrations{}
-	// A kind served in several versions gets one controller, on its storage
-	// version; the other versions' reconcilers are reached through it.
 	storage := map[schema.GroupKind]*descriptor.Descriptor{}
 	for _, d := range descs {
 		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
@@ -52,10 +63,9 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			storage[gk] = d
 		}
 	}
-	kinds := map[schema.GroupKind]string{}
+	served := newKindSet(nil)
 	var referring []schema.GroupVersionKind
-	for gk, d := range storage {
-		kinds[gk] = d.Version
+	for _, d := range storage {
 		if len(d.References) > 0 {
 			referring = append(referring, d.GroupVersionKind())
 		}
@@ -90,7 +100,7 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 		}
 		r := New(CacheReader(mgr.GetClient()), armClient, d, ownerVersion, rec, cfg)
 		r.APIReader = mgr.GetAPIReader()
-		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, kinds, o.secrets
+		r.Credentials, r.providers, r.kinds, r.Secrets = o.credentials, providers, served, o.secrets
 		r.referring = referring
 		r.childKinds = children[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
 		r.extensionKinds = extensions
@@ -115,27 +125,17 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 			m.versions[d.Version] = v
 		}
 	}
-	tracker := &sourceTracker{cache: mgr.GetCache()}
-	for _, d := range descs {
-		if r, ok := main[schema.GroupKind{Group: d.Group, Kind: d.Kind}]; ok && r.Desc == d {
-			r.tracker, r.sources = tracker, make(chan event.GenericEvent, 64)
-			tracker.kinds = append(tracker.kinds, d.GroupVersionKind())
-			tracker.readers = append(tracker.readers, r)
-		}
+	tracker := &sourceTracker{cache: mgr.GetCache(), served: served, handlers: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{}}
+	for _, r := range main {
+		r.tracker, r.sources = tracker, make(chan event.GenericEvent, 64)
+		tracker.readers = append(tracker.readers, r)
 	}
+	slices.SortFunc(tracker.readers, func(a, b *Reconciler) int { return strings.Compare(a.gvk().String(), b.gvk().String()) })
 	if err := mgr.Add(tracker); err != nil {
-		return err
+		return nil, err
 	}
-	for _, d := range descs {
-		r, ok := main[schema.GroupKind{Group: d.Group, Kind: d.Kind}]
-		if !ok || r.Desc != d {
-			continue
-		}
-		if err := r.SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("%s: %w", d.GroupVersionKind(), err)
-		}
-	}
-	return nil
+	return &Serving{mgr: mgr, main: main, served: served, tracker: tracker,
+		ctrls: map[schema.GroupKind]controller.Controller{}, forOn: map[schema.GroupKind]bool{}, watching: map[schema.GroupKind]map[schema.GroupKind]bool{}}, nil
 }
 
 // SetupOption adds to SetupAll what its arguments do not say.
@@ -163,17 +163,12 @@ func WithCredentials(c *credentials.Credentials) SetupOption {
 	return func(o *setupOptions) { o.credentials = c }
 }
 
-// SetupWithManager registers the reconciler's controller.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(r.gvk())
-	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named(name).
-		For(obj, builderPredicates()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.WorkersPerKind})
+// index adds the kind's field indexes to its informer: owner (a child
+// kind), any owner (an extension kind), reference targets, claimed ARM id,
+// valuesFrom sources and referenced Secrets.
+func (r *Reconciler) index(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
 	if r.Desc.OwnerKind != "" && r.OwnerVersion != "" {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, ownerIndex, func(o client.Object) []string {
+		if err := indexer.IndexField(ctx, obj, ownerIndex, func(o client.Object) []string {
 			u, ok := o.(*unstructured.Unstructured)
 			if !ok {
 				return nil
@@ -185,56 +180,33 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}); err != nil {
 			return err
 		}
-		owner := &unstructured.Unstructured{}
-		owner.SetGroupVersionKind(r.ownerGVK())
-		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.children), builderOwnerPredicates())
 	}
-	if r.Desc.Scope == descriptor.ScopeExtension {
-		// The owner can be any kind: every registered kind is watched
-		// (the manager shares one informer per kind among controllers).
-		if err := r.watchAnyOwner(context.Background(), mgr.GetFieldIndexer(), obj, func(owner client.Object, h handler.EventHandler) {
-			b = b.Watches(owner, h, builderOwnerPredicates())
-		}); err != nil {
+	if r.isExtension() {
+		if err := r.indexAnyOwner(ctx, indexer, obj); err != nil {
 			return err
 		}
 	}
-	if err := r.watchTargets(context.Background(), mgr.GetFieldIndexer(), obj, func(target client.Object, h handler.EventHandler) {
-		b = b.Watches(target, h, builderOwnerPredicates())
-	}); err != nil {
+	if err := r.indexTargets(ctx, indexer, obj); err != nil {
 		return err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, claimIndex, r.claimOf); err != nil {
+	if err := indexer.IndexField(ctx, obj, claimIndex, r.claimOf); err != nil {
 		return err
 	}
 	if r.tracker != nil {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, valuesIndex, r.tracker.index); err != nil {
+		if err := indexer.IndexField(ctx, obj, valuesIndex, r.tracker.index); err != nil {
 			return err
 		}
-		b = b.WatchesRawSource(source.Channel(r.sources, &handler.EnqueueRequestForObject{}))
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, secretIndex, func(o client.Object) []string {
+	return indexer.IndexField(ctx, obj, secretIndex, func(o client.Object) []string {
 		if u, ok := o.(*unstructured.Unstructured); ok {
 			return secretRefs(u)
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	// Referenced and credential Secrets, by their metadata only.
-	b = b.WatchesMetadata(&corev1.Secret{}, r.secretHandler(), builder.WithPredicates(secretChanged()))
-	r.claimKind = r.gvk()
-	for _, v := range r.versions {
-		v.claimKind = r.gvk()
-	}
-	if r.hasLists() {
-		o := newObserver(r)
-		if err := mgr.Add(o); err != nil {
-			return err
-		}
-		b = b.WatchesRawSource(source.Channel(o.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](observerBuffer)))
-	}
-	return b.Complete(r)
+	})
 }
+
+// isExtension says whether the kind's owner may be any resource.
+func (r *Reconciler) isExtension() bool { return r.Desc.Scope == descriptor.ScopeExtension }
 
 // children lists the custom resources an owner owns.
 func (r *Reconciler) children(ctx context.Context, owner client.Object) []reconcile.Request {
@@ -256,6 +228,9 @@ func (r *Reconciler) indexed(ctx context.Context, ns, index, value string) []rec
 // index has value, as the cache holds them (slim, not copied: only read
 // names, metadata and the slim members). An error is logged and gives none.
 func (r *Reconciler) listIndexed(ctx context.Context, gvk schema.GroupVersionKind, ns, index, value string) []unstructured.Unstructured {
+	if r.kinds != nil && !r.kinds.has(gvk.GroupKind()) {
+		return nil // not served (its CRD is not installed): nothing indexed
+	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	if err := r.slimReader().List(ctx, list, client.InNamespace(ns), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
@@ -265,38 +240,34 @@ func (r *Reconciler) listIndexed(ctx context.Context, gvk schema.GroupVersionKin
 	return list.Items
 }
 
-// builderPredicates: a reconcile runs on create, delete, a spec change
+// reconcilePredicate: a reconcile runs on create, delete, a spec change
 // (generation), a deletion starting, or a change of the policy, sync
 // period or refresh annotations — not on the reconciler's own status and annotation
 // writes. Resyncs come from RequeueAfter.
-func builderPredicates() builder.Predicates {
-	return builder.WithPredicates(predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
-				return true
-			}
-			if e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() {
-				return true
-			}
-			oa, na := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
-			return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod] ||
-				oa[core.AnnotationRefresh] != na[core.AnnotationRefresh]
-		},
-	})
+var reconcilePredicate = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+			return true
+		}
+		if e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() {
+			return true
+		}
+		oa, na := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+		return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod] ||
+			oa[core.AnnotationRefresh] != na[core.AnnotationRefresh]
+	},
 }
 
-// builderOwnerPredicates: children care about an owner's Ready condition
+// ownerChangePredicate: children care about an owner's Ready condition
 // and ARM id.
-func builderOwnerPredicates() builder.Predicates {
-	return builder.WithPredicates(predicate.Funcs{
-		// A new owner matters to its children only when it is already Ready
-		// (an informer's initial list); the children's own create events
-		// cover the rest.
-		CreateFunc: func(e event.CreateEvent) bool {
-			u, ok := e.Object.(*unstructured.Unstructured)
-			return !ok || ready(u)
-		},
-		DeleteFunc: func(event.DeleteEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool { return ReadinessChanged(e.ObjectOld, e.ObjectNew) },
-	})
+var ownerChangePredicate = predicate.Funcs{
+	// A new owner matters to its children only when it is already Ready
+	// (an informer's initial list); the children's own create events
+	// cover the rest.
+	CreateFunc: func(e event.CreateEvent) bool {
+		u, ok := e.Object.(*unstructured.Unstructured)
+		return !ok || ready(u)
+	},
+	DeleteFunc: func(event.DeleteEvent) bool { return true },
+	UpdateFunc: func(e event.UpdateEvent) bool { return ReadinessChanged(e.ObjectOld, e.ObjectNew) },
 }

@@ -72,16 +72,24 @@ func statusChanged(old, cur *unstructured.Unstructured) bool {
 }
 
 // sourceTracker requeues the readers of an object whose status changed.
+// It has one handler on every served kind's informer (shared with the
+// controllers), added when the kind is served (Serving).
 type sourceTracker struct {
 	cache cache.Informers
-	// kinds are the served kinds (storage versions) it watches.
-	kinds []schema.GroupVersionKind
+	// served are the kinds served now: readers of other kinds are not
+	// listed.
+	served *kindSet
 	// readers are the controllers whose objects may read a source: all.
 	readers []*Reconciler
 	// named are the sources some valuesFrom named ("namespace/kind/name"),
 	// recorded by the index function: others are not looked up. Never
 	// shrinks; a stale entry costs one lookup.
 	named sync.Map
+
+	mu       sync.Mutex
+	ctx      context.Context // the tracker's, once started
+	handlers map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
+	pending  []schema.GroupVersionKind // served before Start
 }
 
 // index is valuesIndex's function: it records what it indexes in named.
@@ -97,43 +105,79 @@ func (t *sourceTracker) index(o client.Object) []string {
 	return keys
 }
 
-// Start adds the tracker's handler to every kind's informer (shared with
-// the controllers) and runs until ctx ends.
+// Start runs until ctx ends; the kinds served before it are tracked now.
 func (t *sourceTracker) Start(ctx context.Context) error {
-	for _, gvk := range t.kinds {
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(gvk)
-		inf, err := t.cache.GetInformer(ctx, obj)
-		if err != nil {
-			return err
-		}
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc: func(cur any) {
-				if n, ok := cur.(*unstructured.Unstructured); ok {
-					t.notify(ctx, gvk.Kind, n)
-				}
-			},
-			UpdateFunc: func(old, cur any) {
-				o, ok1 := old.(*unstructured.Unstructured)
-				n, ok2 := cur.(*unstructured.Unstructured)
-				if ok1 && ok2 && statusChanged(o, n) {
-					t.notify(ctx, gvk.Kind, n)
-				}
-			},
-			DeleteFunc: func(old any) {
-				if d, ok := old.(toolscache.DeletedFinalStateUnknown); ok {
-					old = d.Obj
-				}
-				if o, ok := old.(*unstructured.Unstructured); ok {
-					t.notify(ctx, gvk.Kind, o)
-				}
-			},
-		}); err != nil {
+	t.mu.Lock()
+	t.ctx = ctx
+	pending := t.pending
+	t.pending = nil
+	t.mu.Unlock()
+	for _, gvk := range pending {
+		if err := t.add(ctx, gvk); err != nil {
 			return err
 		}
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: the
+// tracker requeues, which only the leader does.
+func (t *sourceTracker) NeedLeaderElection() bool { return true }
+
+// add puts the tracker's handler on gvk's informer, once.
+func (t *sourceTracker) add(ctx context.Context, gvk schema.GroupVersionKind) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ctx == nil {
+		t.pending = append(t.pending, gvk)
+		return nil
+	}
+	if _, ok := t.handlers[gvk]; ok {
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(gvk)
+	inf, err := t.cache.GetInformer(ctx, obj)
+	if err != nil {
+		return err
+	}
+	tctx := t.ctx
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(cur any) {
+			if n, ok := cur.(*unstructured.Unstructured); ok {
+				t.notify(tctx, gvk.Kind, n)
+			}
+		},
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := old.(*unstructured.Unstructured)
+			n, ok2 := cur.(*unstructured.Unstructured)
+			if ok1 && ok2 && statusChanged(o, n) {
+				t.notify(tctx, gvk.Kind, n)
+			}
+		},
+		DeleteFunc: func(old any) {
+			if d, ok := old.(toolscache.DeletedFinalStateUnknown); ok {
+				old = d.Obj
+			}
+			if o, ok := old.(*unstructured.Unstructured); ok {
+				t.notify(tctx, gvk.Kind, o)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	t.handlers[gvk] = reg
+	return nil
+}
+
+// remove forgets gvk (its informer is removed with the handler).
+func (t *sourceTracker) remove(gvk schema.GroupVersionKind) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.handlers, gvk)
+	t.pending = slices.DeleteFunc(t.pending, func(k schema.GroupVersionKind) bool { return k == gvk })
 }
 
 // notify requeues the objects that read src through valuesFrom.
@@ -143,6 +187,9 @@ func (t *sourceTracker) notify(ctx context.Context, kind string, src *unstructur
 		return
 	}
 	for _, r := range t.readers {
+		if !t.served.has(r.gvk().GroupKind()) {
+			continue
+		}
 		for _, item := range r.listIndexed(ctx, r.gvk(), src.GetNamespace(), valuesIndex, key) {
 			req := &unstructured.Unstructured{}
 			req.SetNamespace(item.GetNamespace())

@@ -67,11 +67,12 @@ func TestDefault(t *testing.T) {
 	want := map[string]int{
 		"CustomResourceDefinition": crdFiles(t, configDir()),
 		"Namespace":                1, "ServiceAccount": 1, "ConfigMap": 1, "Deployment": 1,
-		// The operator's, the certificate management's and the metrics
-		// endpoint's (armature-metrics-auth, bound; armature-metrics-reader,
-		// for scrapers to be bound to); leader election's, the
-		// certificate's and the state key's Roles.
-		"ClusterRole": 4, "ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3,
+		// The operator's, the certificate management's, the CRD reader's
+		// (armature-crd-reader, bound) and the metrics endpoint's
+		// (armature-metrics-auth, bound; armature-metrics-reader, for
+		// scrapers to be bound to); leader election's, the certificate's
+		// and the state key's Roles.
+		"ClusterRole": 5, "ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3,
 		// Metrics and webhook; the webhook configurations; the certificate.
 		"Service": 2, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1, "Secret": 1,
 	}
@@ -462,16 +463,17 @@ func TestShardedExample(t *testing.T) {
 	}
 	objs := build(t, filepath.Join(configDir(), "examples", "sharded"))
 	apply(t, objs, "")
-	// Only the metrics endpoint's TokenReviews and SubjectAccessReviews,
-	// which have no namespace, are bound cluster-wide.
+	// Only the metrics endpoint's TokenReviews and SubjectAccessReviews
+	// and the CRD reader's list and watch of CRDs, which have no
+	// namespace, are bound cluster-wide.
 	crbs := find(objs, "ClusterRoleBinding", "")
 	for _, crb := range crbs {
-		if role, _, _ := unstructured.NestedString(crb.Object, "roleRef", "name"); !strings.HasPrefix(role, "armature-metrics-auth") {
+		if role, _, _ := unstructured.NestedString(crb.Object, "roleRef", "name"); !strings.HasPrefix(role, "armature-metrics-auth") && !strings.HasPrefix(role, "armature-crd-reader") {
 			t.Errorf("a shard is bound cluster-wide: ClusterRoleBinding %s to %s", crb.GetName(), role)
 		}
 	}
-	if len(crbs) != 2 {
-		t.Errorf("%d ClusterRoleBindings, want one armature-metrics-auth per shard", len(crbs))
+	if len(crbs) != 4 {
+		t.Errorf("%d ClusterRoleBindings, want one armature-metrics-auth and one armature-crd-reader per shard", len(crbs))
 	}
 	want := map[string]string{"armature-shard-a": "team-a,team-b", "armature-shard-b": "team-c"}
 	for _, dep := range find(objs, "Deployment", "") {

@@ -1,0 +1,342 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// kindSet is the set of kinds served now (group and kind → the storage
+// version reconciled), shared by every reconciler of one Serving: what
+// one kind lists or watches of another is limited to it, so a kind whose
+// CRD is not installed costs nothing and logs nothing. A nil kindSet is
+// empty.
+type kindSet struct {
+	mu sync.RWMutex
+	m  map[schema.GroupKind]string
+}
+
+func newKindSet(m map[schema.GroupKind]string) *kindSet {
+	s := &kindSet{m: map[schema.GroupKind]string{}}
+	for gk, v := range m {
+		s.m[gk] = v
+	}
+	return s
+}
+
+// version is the served version of gk.
+func (s *kindSet) version(gk schema.GroupKind) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.m[gk]
+	return v, ok
+}
+
+func (s *kindSet) has(gk schema.GroupKind) bool {
+	_, ok := s.version(gk)
+	return ok
+}
+
+// list is every served kind, sorted.
+func (s *kindSet) list() []schema.GroupVersionKind {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	out := make([]schema.GroupVersionKind, 0, len(s.m))
+	for gk, v := range s.m {
+		out = append(out, gk.WithVersion(v))
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+func (s *kindSet) set(gk schema.GroupKind, v string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.m[gk] = v
+	} else {
+		delete(s.m, gk)
+	}
+}
+
+// Serving starts the controllers of kinds as they become served and
+// stops serving them when they go, without a restart (the operator calls
+// Serve when a kind's CRD is established and Unserve when it is deleted).
+// Every kind SetupServing was given has its reconciler built from the
+// start; serving a kind:
+//   - indexes its objects and starts its controller (once; later serves
+//     give the running controller its watches again);
+//   - adds to every served controller the watches it has on the kind (an
+//     owner, any owner of an extension kind, a reference's target), and to
+//     the kind's controller its watches on every served kind;
+//   - adds the kind to the valuesFrom tracker and to OnServe's hooks
+//     (Actions watch their targets).
+//
+// Unserve forgets the kind: others stop listing it, its informer (and with
+// it every handler on it) is removed from the cache, and what its
+// controller still has queued is dropped.
+type Serving struct {
+	mgr     ctrl.Manager
+	main    map[schema.GroupKind]*Reconciler
+	served  *kindSet
+	tracker *sourceTracker
+
+	mu       sync.Mutex
+	ctrls    map[schema.GroupKind]controller.Controller
+	forOn    map[schema.GroupKind]bool                      // the controller watches its own kind
+	watching map[schema.GroupKind]map[schema.GroupKind]bool // controller → other kinds it watches
+	hooks    []func(context.Context, schema.GroupVersionKind) error
+	unhooks  []func(schema.GroupKind)
+}
+
+// Kinds is every kind s can serve (the storage versions), sorted.
+func (s *Serving) Kinds() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(s.main))
+	for _, r := range s.main {
+		out = append(out, r.gvk())
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// Served is every kind served now, sorted.
+func (s *Serving) Served() []schema.GroupVersionKind { return s.served.list() }
+
+// IsServed says whether gk is served now.
+func (s *Serving) IsServed(gk schema.GroupKind) bool { return s.served.has(gk) }
+
+// OnServe calls serve for every kind served from now on, and unserve when
+// it goes (Actions add a watch on the kind). Call it before the first
+// Serve.
+func (s *Serving) OnServe(serve func(context.Context, schema.GroupVersionKind) error, unserve func(schema.GroupKind)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hooks = append(s.hooks, serve)
+	if unserve != nil {
+		s.unhooks = append(s.unhooks, unserve)
+	}
+}
+
+// Serve starts serving gk (a kind SetupServing was given; an error
+// otherwise). Serving a served kind does nothing. Serve may be called for
+// several kinds at once, not for one kind twice at once.
+func (s *Serving) Serve(ctx context.Context, gk schema.GroupKind) error {
+	r := s.main[gk]
+	if r == nil {
+		return fmt.Errorf("kind %s is not one of the operator's", gk)
+	}
+	if s.served.has(gk) {
+		return nil
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.gvk())
+	// The kind's indexes, on its informer, before any handler lists by
+	// them. This waits for the informer's first list: outside the lock,
+	// so that kinds served at once list together.
+	if err := r.index(ctx, s.mgr.GetFieldIndexer(), obj); err != nil {
+		return fmt.Errorf("%s: %w", gk, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.served.has(gk) {
+		return nil
+	}
+	s.served.set(gk, r.Desc.Version, true)
+	c := s.ctrls[gk]
+	if c == nil {
+		var err error
+		if c, err = s.newController(r); err != nil {
+			s.served.set(gk, "", false)
+			return fmt.Errorf("%s: %w", gk, err)
+		}
+		s.ctrls[gk] = c
+		s.watching[gk] = map[schema.GroupKind]bool{}
+	}
+	if !s.forOn[gk] {
+		if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), obj, &handler.EnqueueRequestForObject{}, forPredicates())); err != nil {
+			return fmt.Errorf("%s: %w", gk, err)
+		}
+		s.forOn[gk] = true
+	}
+	// This controller's watches on the served kinds, and theirs on this one.
+	for _, other := range s.served.list() {
+		if err := s.watch(r, other.GroupKind()); err != nil {
+			return err
+		}
+		if o := s.main[other.GroupKind()]; other.GroupKind() != gk && o != nil {
+			if err := s.watch(o, gk); err != nil {
+				return err
+			}
+		}
+	}
+	if s.tracker != nil {
+		if err := s.tracker.add(ctx, r.gvk()); err != nil {
+			return fmt.Errorf("%s: valuesFrom tracker: %w", gk, err)
+		}
+	}
+	for _, h := range s.hooks {
+		if err := h(ctx, r.gvk()); err != nil {
+			return fmt.Errorf("%s: %w", gk, err)
+		}
+	}
+	log.FromContext(ctx).Info("serving kind", "kind", gk.String(), "version", r.Desc.Version)
+	return nil
+}
+
+// Unserve stops serving gk. Unserving a kind not served does nothing.
+func (s *Serving) Unserve(ctx context.Context, gk schema.GroupKind) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.main[gk]
+	if r == nil || !s.served.has(gk) {
+		return nil
+	}
+	s.served.set(gk, "", false)
+	// The informer goes with every handler on it: the kind's own (its
+	// controller's For) and the others' watches of the kind.
+	s.forOn[gk] = false
+	for _, w := range s.watching {
+		delete(w, gk)
+	}
+	if s.tracker != nil {
+		s.tracker.remove(r.gvk())
+	}
+	for _, h := range s.unhooks {
+		h(gk)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(r.gvk())
+	if err := s.mgr.GetCache().RemoveInformer(ctx, obj); err != nil {
+		return fmt.Errorf("%s: %w", gk, err)
+	}
+	log.FromContext(ctx).Info("no longer serving kind: its CRD is gone", "kind", gk.String())
+	return nil
+}
+
+// newController makes the kind's controller, with the watches it keeps
+// whatever is served: the Secrets it reads (metadata), the valuesFrom
+// tracker's and the drift observer's requeues.
+func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
+	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
+	c, err := controller.New(name, s.mgr, controller.Options{Reconciler: r, MaxConcurrentReconciles: r.Config.WorkersPerKind})
+	if err != nil {
+		return nil, err
+	}
+	r.claimKind = r.gvk()
+	for _, v := range r.versions {
+		v.claimKind = r.gvk()
+	}
+	secret := &metav1.PartialObjectMetadata{}
+	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), secret, r.secretHandler(), secretChanged())); err != nil {
+		return nil, err
+	}
+	if r.tracker != nil {
+		if err := c.Watch(source.Channel(r.sources, &handler.EnqueueRequestForObject{})); err != nil {
+			return nil, err
+		}
+	}
+	if r.hasLists() {
+		o := newObserver(r)
+		if err := s.mgr.Add(o); err != nil {
+			return nil, err
+		}
+		if err := c.Watch(source.Channel(o.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](observerBuffer))); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// watch adds to r's controller its watches on kind gk (both served), once.
+func (s *Serving) watch(r *Reconciler, gk schema.GroupKind) error {
+	self := schema.GroupKind{Group: r.Desc.Group, Kind: r.Desc.Kind}
+	c, w := s.ctrls[self], s.watching[self]
+	if c == nil || w[gk] {
+		return nil
+	}
+	v, ok := s.served.version(gk)
+	if !ok {
+		return nil
+	}
+	other := &unstructured.Unstructured{}
+	other.SetGroupVersionKind(gk.WithVersion(v))
+	for _, h := range r.watchesOn(gk) {
+		if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), other, h, ownerPredicates())); err != nil {
+			return fmt.Errorf("%s watching %s: %w", self, gk, err)
+		}
+	}
+	w[gk] = true
+	return nil
+}
+
+// watchesOn are the handlers r's controller puts on kind gk's objects:
+// its owner kind's (requeue its children), any kind's when r is an
+// extension kind (requeue what an object owns by group, kind and name),
+// and a reference target's (requeue the referrers).
+func (r *Reconciler) watchesOn(gk schema.GroupKind) []handler.EventHandler {
+	var out []handler.EventHandler
+	if r.Desc.OwnerKind != "" && r.OwnerVersion != "" && gk == (schema.GroupKind{Group: r.Desc.OwnerGroup, Kind: r.Desc.OwnerKind}) {
+		out = append(out, handler.EnqueueRequestsFromMapFunc(r.children))
+	}
+	if r.isExtension() {
+		out = append(out, handler.EnqueueRequestsFromMapFunc(r.extensionChildren))
+	}
+	if r.targets(gk) {
+		out = append(out, handler.EnqueueRequestsFromMapFunc(r.referrers))
+	}
+	return out
+}
+
+// forPredicates are the predicates of a controller's own kind
+// (builderPredicates).
+func forPredicates() predicate.Predicate { return reconcilePredicate }
+
+// ownerPredicates are the predicates of the kinds a controller watches
+// for others (builderOwnerPredicates).
+func ownerPredicates() predicate.Predicate { return ownerChangePredicate }
+
+// serveAll serves kinds once the manager starts (leader elected): what
+// SetupAll does for callers that install every CRD first.
+type serveAll struct {
+	s     *Serving
+	kinds []schema.GroupKind
+}
+
+func (a serveAll) NeedLeaderElection() bool { return true }
+
+func (a serveAll) Start(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(ServeConcurrency)
+	for _, gk := range a.kinds {
+		g.Go(func() error { return a.s.Serve(ctx, gk) })
+	}
+	return g.Wait()
+}
+
+// ServeConcurrency is how many kinds are best served at once: each waits
+// for its informer's first list.
+const ServeConcurrency = 16
