@@ -6,6 +6,7 @@
 //	armature check-examples [--crds DIR] [--min-ratio R] [--config FILE] [--spec-root DIR] [FILE.json ...]
 //	armature diff [--json] [--fail-on-breaking] [--spec-root DIR] OLD NEW
 //	armature sweep [--json FILE] [--markdown FILE] [--min-clean R] [--min-examples R] [--all-versions] [-j N] DIR
+//	armature tier [--out DIR] [--crds DIR] [--manifest FILE] [--update] [--check-only] [-j N] DIR
 //
 // With swagger files and no --config, every resource in those files is used
 // and the files are read relative to the spec root (or as given, when they
@@ -15,6 +16,12 @@
 // inspect --references lists, per kind, the fields of the spec that hold an
 // ARM resource id (generator/refs, docs/references.md): the rule that found
 // each, its target types and evidence.
+//
+// tier generates the generated tier (docs/tiers.md): a sweep of the corpus
+// DIR kept in the Go module tier/, the CRDs of every kind the curated tier
+// does not have under config/crd/generated, tier/apis/registry.go, and a
+// check against the committed manifest tier/kinds.tsv (exit 3 when it
+// differs; --update rewrites it).
 //
 // diff reports the API changes between two api-versions of the same
 // resource types (docs/api-diff.md). Its exit status is 0, or 3 with

@@ -34,6 +34,9 @@ Usage:
                                               (OLD, NEW: a swagger file or comma-separated files; docs/api-diff.md)
   armature sweep [flags] DIR                  generate, compile and check the examples of every provider of a spec
                                               tree, one folder at a time; print the coverage (docs/sweep.md)
+  armature tier [flags] DIR                   generate the generated tier (every kind the curated tier lacks) into
+                                              tier/ and config/crd/generated; check it against tier/kinds.tsv
+                                              (make crds, docs/tiers.md)
 
 Without FILE arguments the files come from --config (default specs/armature.yaml), and its
 include, exclude, overrides and references apply (docs/overrides.md); an entry that matches or
@@ -58,6 +61,8 @@ func main() {
 		err = runDiff(os.Args[2:], os.Stdout, os.Stderr)
 	case "sweep":
 		err = runSweep(os.Args[2:], os.Stdout, os.Stderr)
+	case "tier":
+		err = runTier(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return
@@ -193,6 +198,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output folder (default from config, else generated)")
 	importPath := fs.String("import-path", "", "Go import path of the output folder (default: from the Go module that holds it)")
 	noDesc := fs.Bool("no-descriptions", false, "drop schema descriptions from CRDs (they are otherwise shortened only when a CRD would exceed 256 KiB)")
+	fullStatus := fs.Bool("full-status-schema", false, "keep the whole status schema in CRDs (default: objects below status preserve unknown fields; docs/crd-cost.md)")
 	quiet := fs.Bool("quiet", false, "no progress and no summary")
 	files, err := parse(fs, args)
 	if err != nil {
@@ -215,6 +221,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 	if *noDesc {
 		opts.Descriptions = emit.DescriptionsNone
 	}
+	opts.FullStatus = *fullStatus
 	opts.ImportPath = *importPath
 	p := progress(stderr, *quiet)
 	opts.Progress = p

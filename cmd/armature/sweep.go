@@ -21,30 +21,127 @@ import (
 )
 
 const sweepUsage = `usage: armature sweep [--json FILE] [--markdown FILE] [--min-clean R] [--min-examples R]
-                      [--all-versions] [-j N] [--module-root DIR] [--keep] [--no-build] DIR
+                      [--all-versions] [-j N] [--module-root DIR] [--keep] [--no-build]
+                      [--curated DIR] [--recordings DIRS] DIR
 
 DIR is a spec root holding specification/… (hack/corpus.sh prints one). Every
 newest stable api-version folder of a provider (every one with --all-versions)
 is generated into a temporary Go module, the Go is compiled, and every
 x-ms-examples PUT body is checked against the CRDs. One line per folder, then
-the totals; docs/sweep.md explains the figures and the skip categories.
+the totals; docs/sweep.md explains the figures and the skip categories. Each
+kind gets its tier (curated: generated/apis has its group and kind; else the
+generated tier) and its evidence (docs/tiers.md).
 `
+
+// sweepFlags are the flags `armature sweep` and `armature tier` share.
+type sweepFlags struct {
+	jsonOut, mdOut   string
+	jobs             int
+	moduleRoot       string
+	domain           string
+	memLimit         int
+	curated          string
+	recordings       string
+	minClean, minExs float64
+}
+
+func (f *sweepFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.jsonOut, "json", "", "write every folder's record to this JSON file")
+	fs.StringVar(&f.mdOut, "markdown", "", "write the scoreboard (docs/coverage.md) to this file")
+	fs.Float64Var(&f.minClean, "min-clean", 0, "exit 1 when fewer than this share of folders are clean (0 to 1)")
+	fs.Float64Var(&f.minExs, "min-examples", 0, "exit 1 when fewer than this share of examples are accepted (0 to 1)")
+	fs.IntVar(&f.jobs, "j", runtime.GOMAXPROCS(0), "folders processed at once")
+	fs.StringVar(&f.moduleRoot, "module-root", "", "the armature module the generated code compiles against (default: the module of the working directory, else the one this binary was built from)")
+	fs.StringVar(&f.domain, "domain", "", "API group suffix (default azure.armature.dev)")
+	fs.IntVar(&f.memLimit, "memory-limit", 768, "soft limit of the Go heap in MiB, as GOMEMLIMIT (0: none; GOMEMLIMIT, when set, wins)")
+	fs.StringVar(&f.curated, "curated", "", "the curated tier's generated/apis: every kind gets its tier (default <module root>/generated/apis when it exists)")
+	fs.StringVar(&f.recordings, "recordings", "", "comma-separated folders of recorded real ARM traffic, the evidence of kinds (default <module root>/test/recordings and ../shared/recordings)")
+}
+
+// check checks the values of the flags.
+func (f *sweepFlags) check() error {
+	for name, r := range map[string]float64{"--min-clean": f.minClean, "--min-examples": f.minExs} {
+		if r < 0 || r > 1 {
+			return usageError{fmt.Errorf("%s %v: want a share from 0 to 1", name, r)}
+		}
+	}
+	if f.jobs < 1 {
+		return usageError{fmt.Errorf("-j %d: want at least 1", f.jobs)}
+	}
+	return nil
+}
+
+// options are the sweep's options of the flags for the spec root root,
+// with the module root, the repository's facts table, the curated tier and
+// the recordings read. It sets the heap limit.
+func (f *sweepFlags) options(root string, events func(sweep.Event)) (sweep.Options, error) {
+	mod, err := sweep.ModuleRoot(f.moduleRoot)
+	if err != nil {
+		return sweep.Options{}, err
+	}
+	if f.memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		// The GC works harder near the limit instead of letting the heap
+		// double over what the two largest folders in flight hold.
+		debug.SetMemoryLimit(int64(f.memLimit) << 20)
+	}
+	opts := sweep.Options{Root: root, Jobs: f.jobs, ModuleRoot: mod, Domain: f.domain, Events: events}
+	// The repository's facts table, as generate reads it.
+	if file := filepath.Join(mod, defaultFacts); exists(file) {
+		if opts.Facts, err = facts.Load(file); err != nil {
+			return opts, err
+		}
+	}
+	curated := f.curated
+	if curated == "" && exists(filepath.Join(mod, "generated", "apis")) {
+		curated = filepath.Join(mod, "generated", "apis")
+	}
+	if curated != "" {
+		if opts.Curated, err = sweep.ReadCurated(curated); err != nil {
+			return opts, err
+		}
+		dirs := []string{filepath.Join(mod, "test", "recordings"), filepath.Join(mod, "..", "shared", "recordings")}
+		if f.recordings != "" {
+			dirs = strings.Split(f.recordings, ",")
+		}
+		if opts.Recorded, err = sweep.RecordedTypes(dirs...); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
+}
+
+// report prints the end of a sweep and writes its JSON and Markdown.
+func (f *sweepFlags) report(stdout io.Writer, res *sweep.Result, root string) error {
+	s := res.Summary
+	printBuild(stdout, res)
+	fmt.Fprintf(stdout, "time %s with -j %d; stages summed over folders: %s\n", s.Wall.Round(time.Second), s.Jobs, s.Stages)
+	fmt.Fprintf(stdout, "peak RSS %s (VmHWM of the sweep process; go list and the compiler run as child processes)\n", mib(s.PeakRSS))
+	if res.Tiers != nil {
+		fmt.Fprintln(stdout, res.Tiers.Accounting(s.Kinds))
+	}
+	fmt.Fprintln(stdout, s.Line())
+	if f.jsonOut != "" {
+		if err := writeFileWith(f.jsonOut, func(w io.Writer) error { return sweep.WriteJSON(w, res) }); err != nil {
+			return err
+		}
+	}
+	if f.mdOut != "" {
+		if err := writeFileWith(f.mdOut, func(w io.Writer) error { return sweep.WriteMarkdown(w, res, filepath.Base(filepath.Clean(root))) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, sweepUsage); fs.PrintDefaults() }
-	jsonOut := fs.String("json", "", "write every folder's record to this JSON file")
-	mdOut := fs.String("markdown", "", "write the scoreboard (docs/coverage.md) to this file")
-	minClean := fs.Float64("min-clean", 0, "exit 1 when fewer than this share of folders are clean (0 to 1)")
-	minExamples := fs.Float64("min-examples", 0, "exit 1 when fewer than this share of examples are accepted (0 to 1)")
+	var f sweepFlags
+	f.register(fs)
 	all := fs.Bool("all-versions", false, "sweep every stable api-version, not only the newest per provider folder")
-	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "folders processed at once")
-	moduleRoot := fs.String("module-root", "", "the armature module the generated code compiles against (default: the module of the working directory, else the one this binary was built from)")
 	keep := fs.Bool("keep", false, "keep the temporary module with the generated code (its folder is printed)")
-	domain := fs.String("domain", "", "API group suffix (default azure.armature.dev)")
 	noBuild := fs.Bool("no-build", false, "do not compile the generated Go (the last line then says build: skipped)")
-	memLimit := fs.Int("memory-limit", 768, "soft limit of the Go heap in MiB, as GOMEMLIMIT (0: none; GOMEMLIMIT, when set, wins)")
 	rest, err := parse(fs, args)
 	if err != nil {
 		return usageError{err}
@@ -53,61 +150,32 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("sweep takes one DIR, got %d arguments", len(rest))}
 	}
-	for name, r := range map[string]float64{"--min-clean": *minClean, "--min-examples": *minExamples} {
-		if r < 0 || r > 1 {
-			return usageError{fmt.Errorf("%s %v: want a share from 0 to 1", name, r)}
-		}
+	if err := f.check(); err != nil {
+		return err
 	}
-	if *jobs < 1 {
-		return usageError{fmt.Errorf("-j %d: want at least 1", *jobs)}
-	}
-	mod, err := sweep.ModuleRoot(*moduleRoot)
+	bar := newSweepBar(stdout, stderr)
+	opts, err := f.options(rest[0], bar.event)
 	if err != nil {
 		return err
 	}
-	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		// The GC works harder near the limit instead of letting the heap
-		// double over what the two largest folders in flight hold.
-		debug.SetMemoryLimit(int64(*memLimit) << 20)
-	}
+	opts.AllVersions, opts.Keep, opts.NoBuild = *all, *keep, *noBuild
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-
-	bar := newSweepBar(stdout, stderr)
-	opts := sweep.Options{Root: rest[0], AllVersions: *all, Jobs: *jobs, ModuleRoot: mod, Keep: *keep, NoBuild: *noBuild, Domain: *domain, Events: bar.event}
-	// The repository's facts table, as generate reads it.
-	if f := filepath.Join(mod, defaultFacts); exists(f) {
-		if opts.Facts, err = facts.Load(f); err != nil {
-			return err
-		}
-	}
 	res, err := sweep.Run(ctx, opts)
 	bar.clear()
 	if err != nil {
 		return err
 	}
-	s := res.Summary
 	if *keep {
 		fmt.Fprintf(stdout, "generated code kept in %s\n", res.Module)
 	}
-	printBuild(stdout, res)
-	fmt.Fprintf(stdout, "time %s with -j %d; stages summed over folders: %s\n", s.Wall.Round(time.Second), s.Jobs, s.Stages)
-	fmt.Fprintf(stdout, "peak RSS %s (VmHWM of the sweep process; go list and the compiler run as child processes)\n", mib(s.PeakRSS))
-	fmt.Fprintln(stdout, s.Line())
-	if *jsonOut != "" {
-		if err := writeFileWith(*jsonOut, func(w io.Writer) error { return sweep.WriteJSON(w, res) }); err != nil {
-			return err
-		}
+	if err := f.report(stdout, res, rest[0]); err != nil {
+		return err
 	}
-	if *mdOut != "" {
-		if err := writeFileWith(*mdOut, func(w io.Writer) error { return sweep.WriteMarkdown(w, res, filepath.Base(filepath.Clean(rest[0]))) }); err != nil {
-			return err
-		}
+	if res.Summary.BuildError != "" {
+		return fmt.Errorf("the build failed outside any folder's code:\n%s", res.Summary.BuildError)
 	}
-	if s.BuildError != "" {
-		return fmt.Errorf("the build failed outside any folder's code:\n%s", s.BuildError)
-	}
-	return s.Check(*minClean, *minExamples)
+	return res.Summary.Check(f.minClean, f.minExs)
 }
 
 // printBuild says how the build went, with the first error of every folder

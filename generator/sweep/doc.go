@@ -42,6 +42,30 @@
 // compile error is attributed to its folder by the package path and becomes
 // a problem there.
 //
+// # A lasting module: the generated tier
+//
+// With Options.Module the folders are generated into that module instead
+// (tier/, module github.com/armature-dev/armature/tier), each into
+// providers/<folder> (FolderDir), and nothing is removed: `armature tier`
+// (make crds) keeps the output as the generated tier. WriteModule writes
+// its go.mod from armature's with `replace … => ../`; Options.BeforeBuild
+// writes what must compile with the folders (the tier's registry, package
+// generator/sweep/tier); Options.Optimise builds with the go command's
+// default flags so that a later build of the tier's operator finds the
+// packages in the build cache. A compile error in no folder's code (the
+// registry) is the summary's BuildError.
+//
+// # Tiers and evidence
+//
+// With Options.Curated (ReadCurated: the curated tier's descriptors, read
+// as Go source from generated/apis, never imported), every kind of the
+// records is placed (AssignTiers): curated when the curated tier has its
+// API group and kind, else generated — one per group and kind, the newest
+// api-version winning —, else none; ARM types served by two kinds are
+// noted. Its evidence is the strongest of recorded real traffic
+// (RecordedTypes over the cassettes), examples accepted, compiled. Both go
+// to docs/coverage.md.
+//
 // # Clean
 //
 // A folder is clean when it has no Problem and every path that did not

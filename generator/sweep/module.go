@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -88,18 +89,41 @@ func modulePath(gomod []byte) string {
 	return ""
 }
 
-// writeModule makes dir a Go module that requires the armature module at
-// root (through a replace directive) with the same dependency versions:
-// armature's go.mod minus its module line, relative replace paths made
-// absolute, and its go.sum.
-func writeModule(dir, root string) error {
+// writeModule makes dir a temporary Go module, modulePath, that requires
+// the armature module at root (through a replace directive) with the same
+// dependency versions: armature's go.mod minus its module line, relative
+// replace paths made absolute, and its go.sum.
+func writeModule(dir, root, modulePath string) error {
+	return writeGoMod(dir, root, modulePath, "// The generated packages of `armature sweep`; a temporary module.\n", false)
+}
+
+// WriteModule makes dir, a lasting folder such as the generated tier's
+// tier/, the Go module modulePath that requires the armature module at
+// root with the same dependency versions, as the temporary module of a
+// sweep does; the replace directives point at root relative to dir when
+// dir is below root (`=> ../`), so the files do not name this machine's
+// folders. The go.mod and go.sum it writes are armature's, rewritten: run
+// it again when armature's change.
+func WriteModule(dir, root, modulePath string) error {
+	return writeGoMod(dir, root, modulePath, "// The generated tier (docs/tiers.md): written by `armature tier` (make crds) from\n// the go.mod of github.com/armature-dev/armature; edit that one.\n", true)
+}
+
+// writeGoMod writes go.mod and go.sum of dir; with relative, root is
+// named relative to dir when dir is below it.
+func writeGoMod(dir, root, modulePath, header string, relative bool) error {
 	src, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		return err
 	}
+	target := root
+	if relative {
+		if up, ok := upTo(dir, root); ok {
+			target = up
+		}
+	}
 	var b bytes.Buffer
-	b.WriteString("// The generated packages of `armature sweep`; a temporary module.\n")
-	fmt.Fprintf(&b, "module %s\n", tempModulePath)
+	b.WriteString(header)
+	fmt.Fprintf(&b, "module %s\n", modulePath)
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	for sc.Scan() {
 		line := sc.Text()
@@ -107,14 +131,18 @@ func writeModule(dir, root string) error {
 			continue
 		}
 		if before, after, ok := strings.Cut(line, "=>"); ok {
-			target := strings.Fields(after)
-			if len(target) == 1 && (strings.HasPrefix(target[0], "./") || strings.HasPrefix(target[0], "../")) {
-				line = before + "=> " + filepath.Join(root, target[0])
+			t := strings.Fields(after)
+			if len(t) == 1 && (strings.HasPrefix(t[0], "./") || strings.HasPrefix(t[0], "../")) {
+				if target == root {
+					line = before + "=> " + filepath.Join(root, t[0])
+				} else {
+					line = before + "=> " + path.Join(target, t[0])
+				}
 			}
 		}
 		b.WriteString(line + "\n")
 	}
-	fmt.Fprintf(&b, "\nrequire %s v0.0.0-00010101000000-000000000000\n\nreplace %s => %s\n", ModulePath, ModulePath, root)
+	fmt.Fprintf(&b, "\nrequire %s v0.0.0-00010101000000-000000000000\n\nreplace %s => %s\n", ModulePath, ModulePath, target)
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
@@ -125,23 +153,49 @@ func writeModule(dir, root string) error {
 	return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
 }
 
-// buildFailure is one compile error of the build, attributed to the
-// output folder (of one swept folder) it belongs to.
+// upTo returns root relative to dir ("../", "../../") when dir is below
+// root.
+func upTo(dir, root string) (string, bool) {
+	rel, err := filepath.Rel(dir, root)
+	if err != nil || rel == "." {
+		return "", false
+	}
+	for _, s := range strings.Split(filepath.ToSlash(rel), "/") {
+		if s != ".." {
+			return "", false
+		}
+	}
+	return filepath.ToSlash(rel) + "/", true
+}
+
+// buildFailure is one compile error of the build.
 type buildFailure struct {
-	out  string // first path element below the module: the folder's output
-	pkg  string // import path
+	pkg  string // package path relative to the module, e.g. f001_beta/apis/beta/v20240201
 	line string // file:line:col: message, paths relative to the module
 }
 
-// build runs `go build ./...` in the module dir (all the generated
-// packages; dependencies come from the build cache). It returns the failures
-// it could attribute to an output folder, and an error for a failure of the
-// build as a whole (the go command itself, or errors in no package).
-func build(ctx context.Context, dir string) ([]buildFailure, error) {
-	// Optimisation (-N -l) is off for the generated packages: it decides
-	// nothing about whether they compile, and is a third of the time.
-	cmd := exec.CommandContext(ctx, "go", "build", "-gcflags="+tempModulePath+"/...=-N -l", "./...")
-	cmd.Dir = dir
+// builder builds a module of generated code.
+type builder struct {
+	dir, modulePath string
+	// optimise keeps the go command's default compiler flags (see
+	// Options.Optimise).
+	optimise bool
+}
+
+// build runs `go build ./...` in the module (all the generated packages;
+// dependencies come from the build cache). It returns the failures in the
+// module's packages, and an error for a failure of the build as a whole
+// (the go command itself, or errors in no package of the module).
+func (b builder) build(ctx context.Context) ([]buildFailure, error) {
+	args := []string{"build"}
+	if !b.optimise {
+		// Optimisation (-N -l) is off for the generated packages: it
+		// decides nothing about whether they compile, and is a third of
+		// the time.
+		args = append(args, "-gcflags="+b.modulePath+"/...=-N -l")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./...")...)
+	cmd.Dir = b.dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
@@ -150,16 +204,17 @@ func build(ctx context.Context, dir string) ([]buildFailure, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	fails, rest := parseBuildOutput(string(out))
+	fails, rest := parseBuildOutput(string(out), b.modulePath)
 	if len(fails) == 0 {
-		return nil, fmt.Errorf("go build ./... in %s: %v\n%s", dir, err, strings.TrimSpace(rest))
+		return nil, fmt.Errorf("go build ./... in %s: %v\n%s", b.dir, err, strings.TrimSpace(rest))
 	}
 	return fails, nil
 }
 
 // parseBuildOutput reads the go command's output: `# import/path` headers,
-// each followed by compiler errors `rel/file.go:12:3: message`.
-func parseBuildOutput(out string) ([]buildFailure, string) {
+// each followed by compiler errors `rel/file.go:12:3: message`. Errors of
+// packages of modulePath are failures; the rest is returned as text.
+func parseBuildOutput(out, modulePath string) ([]buildFailure, string) {
 	var fails []buildFailure
 	var rest strings.Builder
 	pkg := ""
@@ -172,17 +227,16 @@ func parseBuildOutput(out string) ([]buildFailure, string) {
 			continue
 		}
 		file := strings.TrimPrefix(strings.TrimSpace(line), "./")
-		if p, ok := strings.CutPrefix(pkg, tempModulePath+"/"); ok && !strings.HasPrefix(line, "\t") {
-			first, _, _ := strings.Cut(p, "/")
-			fails = append(fails, buildFailure{out: first, pkg: pkg, line: file})
+		if p, ok := strings.CutPrefix(pkg, modulePath+"/"); ok && !strings.HasPrefix(line, "\t") {
+			fails = append(fails, buildFailure{pkg: p, line: file})
 			continue
 		}
-		if strings.HasPrefix(line, "\t") && len(fails) > 0 && fails[len(fails)-1].pkg == pkg {
+		if strings.HasPrefix(line, "\t") && len(fails) > 0 && fails[len(fails)-1].pkg == strings.TrimPrefix(pkg, modulePath+"/") {
 			fails[len(fails)-1].line += "\n" + strings.TrimSpace(line)
 			continue
 		}
 		rest.WriteString(line + "\n")
 	}
-	sort.SliceStable(fails, func(i, j int) bool { return fails[i].out < fails[j].out })
+	sort.SliceStable(fails, func(i, j int) bool { return fails[i].pkg < fails[j].pkg })
 	return fails, rest.String()
 }

@@ -20,6 +20,7 @@ const (
 	StageExamples   = "examples"   // the examples check itself failed (not a rejected example)
 	StageReferences = "references" // the detection of reference fields failed (generator/refs)
 	StageBuild      = "build"      // the generated Go does not compile
+	StageCRD        = "crd"        // a CRD the apiserver would refuse to create (checkCRD)
 	StagePanic      = "panic"      // a stage panicked; recovered
 	StageFolder     = "folder"     // the folder itself (no swagger file)
 )
@@ -105,6 +106,10 @@ type Record struct {
 	// Kinds is the number of kinds generated (0 when emit failed: nothing
 	// of the folder is written then).
 	Kinds int `json:"kinds"`
+	// KindList are the kinds generated, one per kind and version, in the
+	// order of the generator's packages (newest api-version first); empty
+	// when emit failed.
+	KindList []KindRecord `json:"kindList,omitempty"`
 	// Skipped are the paths that did not become kinds.
 	Skipped []Skip `json:"skipped"`
 	// Problems make the folder unclean.
@@ -128,9 +133,41 @@ type Record struct {
 	Build    string        `json:"build"`
 	Stages   Stages        `json:"stages"`
 	Duration time.Duration `json:"-"`
-	// Out is the folder of the temporary module the output was written to.
+	// Out is the folder of the module the output was written to.
 	Out string `json:"-"`
 }
+
+// KindRecord is one kind (at one version) a folder generated.
+type KindRecord struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+	ARMType string `json:"armType"`
+	// APIVersion is the ARM api-version the version speaks.
+	APIVersion string `json:"apiVersion"`
+	// Package is the Go package's folder below the folder's output,
+	// slash-separated: apis/<group's first label>/<version>.
+	Package string `json:"package"`
+	// CRD is the CRD file's name in the output's crds/, "" when none was
+	// written (a problem of the folder says why).
+	CRD string `json:"crd,omitempty"`
+	// Refused says why the apiserver would refuse to create the CRD
+	// (StageCRD), "" when it would not.
+	Refused string `json:"refused,omitempty"`
+	// OwnerARMType is the ARM type of the kind's owner ("" when any scope
+	// may own it), and OwnerKind the owner's "group/Kind" when the folder
+	// generated the owner's type too ("" otherwise: a resource group's
+	// kinds, whose owner another folder generates).
+	OwnerARMType string `json:"ownerArmType,omitempty"`
+	OwnerKind    string `json:"ownerKind,omitempty"`
+	// Examples counts the kind's x-ms-examples PUT bodies; Accepted those
+	// its CRD accepts as sent.
+	Examples int `json:"examples"`
+	Accepted int `json:"examplesAccepted"`
+}
+
+// GroupKind is "group/Kind".
+func (k KindRecord) GroupKind() string { return k.Group + "/" + k.Kind }
 
 // Classes counts create-only properties by the source that decided them,
 // and the properties where the sources disagree.

@@ -11,15 +11,16 @@ import (
 	"github.com/armature-dev/armature/generator/tree"
 )
 
-// WriteJSON writes the summary (with its last line) and every folder's
-// record.
+// WriteJSON writes the summary (with its last line), every folder's
+// record and, when the sweep placed them, the kinds' tiers.
 func WriteJSON(w io.Writer, res *Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
 		Summary summaryJSON `json:"summary"`
 		Folders []Record    `json:"folders"`
-	}{summaryJSON{res.Summary, res.Summary.Line(), res.Summary.Wall.Milliseconds()}, res.Records})
+		Tiers   *Tiers      `json:"tiers,omitempty"`
+	}{summaryJSON{res.Summary, res.Summary.Line(), res.Summary.Wall.Milliseconds()}, res.Records, res.Tiers})
 }
 
 type summaryJSON struct {
@@ -39,8 +40,9 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	s := res.Summary
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Coverage: `armature sweep` over %s\n\n", corpus)
-	b.WriteString("Written by `make sweep`; do not edit. [sweep.md](sweep.md) says how the figures are made and what\n")
-	b.WriteString("the skip categories mean. Every figure below is measured; nothing is tuned to a list of providers.\n\n")
+	b.WriteString("Written by `make sweep` or `make crds TIER_FLAGS='--markdown docs/coverage.md'`; do not edit.\n")
+	b.WriteString("[sweep.md](sweep.md) says how the figures are made and what the skip categories mean. Every figure\n")
+	b.WriteString("below is measured; nothing is tuned to a list of providers.\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n\n", s.Line())
 
 	problems, folders := 0, 0
@@ -68,6 +70,7 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 	fmt.Fprintf(&b, "| peak RSS (VmHWM of the sweep) | %d MiB |\n", s.PeakRSS>>20)
 	fmt.Fprintf(&b, "| stages, summed over folders | %s |\n\n", s.Stages)
 
+	writeTiers(&b, res)
 	writeClasses(&b, s)
 	writeReferences(&b, s)
 
@@ -122,6 +125,7 @@ func WriteMarkdown(w io.Writer, res *Result, corpus string) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %d/%d | %s | %d | %s | %s | %s |\n", r.Name, r.APIVersion, r.Kinds, len(r.Skipped), len(r.Problems), kib(r.LargestCRD), r.Accepted, r.Examples, r.Classes.CreateOnlyCell(), r.Classes.Disagree, r.References.Cell(), r.Build, clean)
 	}
+	writeKinds(&b, res.Tiers)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -32,10 +32,15 @@ func fixedResult() *Result {
 			Problems: []Problem{{Stage: StageAnalysis, Where: "gamma.json#/paths/~1x/put/parameters/4/schema", Message: `Microsoft.Gamma/widgets: dangling $ref "#/definitions/WidgetCreate"`, Cause: `dangling $ref "…"`},
 				{Stage: StageBuild, Where: "apis/gamma/v20240301/types.go:12:2", Message: "undefined: Sku", Cause: "undefined: Sku"}}},
 	}
+	records[0].KindList = []KindRecord{{Group: "alpha.azure.armature.dev", Version: "v20240101", Kind: "Widget", ARMType: "Microsoft.Alpha/widgets", APIVersion: "2024-01-01", CRD: "a.yaml", Examples: 1, Accepted: 1}}
+	records[1].KindList = []KindRecord{{Group: "beta.azure.armature.dev", Version: "v20240201", Kind: "Widget", ARMType: "Microsoft.Beta/widgets", APIVersion: "2024-02-01", CRD: "b.yaml", Examples: 1}}
 	s := Summarise(records)
 	s.Stages.Build = 3 * time.Second
 	s.Wall, s.PeakRSS, s.Jobs = 75*time.Second, 512<<20, 2
-	return &Result{Records: records, Summary: s}
+	curated := []CuratedKind{{Group: "alpha.azure.armature.dev", Version: "v20240101", Kind: "Widget", ARMType: "Microsoft.Alpha/widgets"},
+		{Group: "resources.azure.armature.dev", Version: "v20240301", Kind: "ResourceGroup", ARMType: "Microsoft.Resources/resourceGroups"}}
+	tiers := AssignTiers(records, curated, map[string]bool{"microsoft.resources/resourcegroups": true})
+	return &Result{Records: records, Summary: s, Tiers: tiers}
 }
 
 func TestWriteMarkdown(t *testing.T) {

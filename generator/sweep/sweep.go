@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gobuffalo/flect"
+	"sigs.k8s.io/yaml"
 
 	"github.com/armature-dev/armature/generator"
 	"github.com/armature-dev/armature/generator/classify"
@@ -53,6 +55,35 @@ type Options struct {
 	Events func(Event)
 	// Facts are the facts tables classification reads (nil for none).
 	Facts *facts.Table
+
+	// Module, when set, is the folder of a lasting Go module to generate
+	// into instead of a temporary one (the generated tier, tier/): its
+	// go.mod is written (WriteModule) with ModulePath, each folder goes to
+	// Module/providers/<folder> (FolderDir), provider folders of no
+	// swept folder are removed, and nothing is removed at the end. Keep
+	// and WorkDir are then unused. Defaults to "": a temporary module.
+	Module string
+	// ModulePath is the module path of Module. Required with Module.
+	ModulePath string
+	// Optimise compiles the generated code with the go command's default
+	// flags, so that a later `go build` of a command over it (the tier's
+	// operator) finds its packages in the build cache. Defaults to false:
+	// optimisation off (-N -l), which decides nothing about whether the
+	// code compiles and saves a third of the time.
+	Optimise bool
+	// Curated are the kinds of the curated tier (ReadCurated). When set,
+	// Result.Tiers places every kind of the sweep in a tier (AssignTiers).
+	// Defaults to none: no placement.
+	Curated []CuratedKind
+	// Recorded are the ARM types, in lower case, that recorded real ARM
+	// traffic answered (RecordedTypes): evidence of the kinds of Result.Tiers.
+	// Defaults to none.
+	Recorded map[string]bool
+	// BeforeBuild, when set, is called once every folder is done, before
+	// the build, with the result so far (records and tiers, no summary):
+	// what it writes into the module is compiled with the rest. Its error
+	// ends the run.
+	BeforeBuild func(*Result) error
 }
 
 // EventKind says what an Event reports.
@@ -82,8 +113,11 @@ type Result struct {
 	// Records are sorted by folder.
 	Records []Record
 	Summary Summary
-	// Module is the temporary module (removed unless Options.Keep).
+	// Module is the module the code was generated into: the temporary
+	// one (removed unless Options.Keep) or Options.Module.
 	Module string
+	// Tiers places every kind in a tier, when Options.Curated is set.
+	Tiers *Tiers
 }
 
 // buildPending marks a folder whose output waits for the build.
@@ -108,15 +142,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	module, err := os.MkdirTemp(opts.WorkDir, "armature-sweep-")
+	module, modulePath, outs, err := prepareModule(opts, folders)
 	if err != nil {
 		return nil, err
 	}
-	if !opts.Keep {
+	if opts.Module == "" && !opts.Keep {
 		defer os.RemoveAll(module)
-	}
-	if err := writeModule(module, opts.ModuleRoot); err != nil {
-		return nil, fmt.Errorf("sweep: temporary module: %w", err)
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -125,14 +156,25 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	jobs = min(jobs, len(folders))
 
 	emit := serialEvents(opts.Events)
-	records := processFolders(ctx, folders, root, module, jobs, opts, emit)
+	records := processFolders(ctx, folders, root, outs, jobs, opts, emit)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	buildTime, buildErr := buildRecords(ctx, module, records, opts.NoBuild, emit)
+	res := &Result{Module: module, Records: records}
+	if opts.Curated != nil {
+		res.Tiers = AssignTiers(records, opts.Curated, opts.Recorded)
+	}
+	if opts.BeforeBuild != nil {
+		if err := opts.BeforeBuild(res); err != nil {
+			return nil, err
+		}
+	}
+	b := builder{dir: module, modulePath: modulePath, optimise: opts.Optimise}
+	buildTime, buildErr := buildRecords(ctx, b, records, opts.NoBuild, emit)
 
-	res := &Result{Module: module}
-	res.Records = records
+	if res.Tiers != nil {
+		res.Tiers.Settle(records, opts.Recorded)
+	}
 	res.Summary = Summarise(records)
 	res.Summary.Stages.Build = buildTime
 	if buildErr != nil {
@@ -160,10 +202,90 @@ func serialEvents(events func(Event)) func(Event) {
 	}
 }
 
-// processFolders generates each folder into its own package of the
-// temporary module, on jobs workers, and returns the folders' records in
-// their order. Once ctx ends no folder is started; the caller checks ctx.
-func processFolders(ctx context.Context, folders []Folder, root, module string, jobs int, opts Options, emit func(Event)) []Record {
+// prepareModule makes the module the folders are generated into: a
+// temporary one, or Options.Module (its go.mod written, provider folders
+// of no swept folder removed). It returns the module's folder and path and
+// each folder's output folder.
+func prepareModule(opts Options, folders []Folder) (module, modulePath string, outs []string, err error) {
+	if opts.Module == "" {
+		module, err = os.MkdirTemp(opts.WorkDir, "armature-sweep-")
+		if err != nil {
+			return "", "", nil, err
+		}
+		if err := writeModule(module, opts.ModuleRoot, tempModulePath); err != nil {
+			_ = os.RemoveAll(module)
+			return "", "", nil, fmt.Errorf("sweep: temporary module: %w", err)
+		}
+		for i, f := range folders {
+			outs = append(outs, filepath.Join(module, outName(i, f)))
+		}
+		return module, tempModulePath, outs, nil
+	}
+	if opts.ModulePath == "" {
+		return "", "", nil, errors.New("sweep: Module needs ModulePath")
+	}
+	if module, err = filepath.Abs(opts.Module); err != nil {
+		return "", "", nil, err
+	}
+	if err := os.MkdirAll(module, 0o755); err != nil {
+		return "", "", nil, err
+	}
+	if err := WriteModule(module, opts.ModuleRoot, opts.ModulePath); err != nil {
+		return "", "", nil, fmt.Errorf("sweep: module %s: %w", module, err)
+	}
+	keep := map[string]bool{}
+	for _, f := range folders {
+		rel := FolderDir(f)
+		if keep[rel] {
+			return "", "", nil, fmt.Errorf("sweep: two folders would be generated into %s: sweep one api-version per provider folder", rel)
+		}
+		keep[rel] = true
+		outs = append(outs, filepath.Join(module, filepath.FromSlash(rel)))
+	}
+	if err := removeStale(filepath.Join(module, providersDir), keep); err != nil {
+		return "", "", nil, err
+	}
+	return module, opts.ModulePath, outs, nil
+}
+
+// providersDir is the folder of a lasting module (Options.Module) that
+// holds one folder per swept provider folder.
+const providersDir = "providers"
+
+// FolderDir is the folder, relative to a lasting module (Options.Module)
+// and slash-separated, that folder f is generated into:
+// providers/<provider folder in lower case, other characters as _>, e.g.
+// providers/compute_microsoft_compute_computerp. It does not name the
+// api-version, so that a newer corpus changes no import path but the
+// version's.
+func FolderDir(f Folder) string {
+	return providersDir + "/" + strings.Trim(unsafeChars.ReplaceAllString(strings.ToLower(f.Name), "_"), "_")
+}
+
+// removeStale removes the folders below dir whose module-relative path
+// (providers/<name>) keep does not hold.
+func removeStale(dir string, keep map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !keep[providersDir+"/"+e.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// processFolders generates each folder into its output folder, on jobs
+// workers, and returns the folders' records in their order. Once ctx ends
+// no folder is started; the caller checks ctx.
+func processFolders(ctx context.Context, folders []Folder, root string, outs []string, jobs int, opts Options, emit func(Event)) []Record {
 	records := make([]Record, len(folders))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -176,7 +298,7 @@ func processFolders(ctx context.Context, folders []Folder, root, module string, 
 			for i := range next {
 				f := folders[i]
 				emit(Event{Kind: FolderStarted, Folder: f, Total: len(folders)})
-				records[i] = processFolder(f, root, filepath.Join(module, outName(i, f)), opts.Domain, opts.Facts)
+				records[i] = processFolder(f, root, outs[i], opts.Domain, opts.Facts)
 				mu.Lock()
 				done++
 				n := done
@@ -198,11 +320,11 @@ feed:
 	return records
 }
 
-// buildRecords builds the temporary module and attributes its failures to
-// the records; with noBuild, records waiting for the build are
-// BuildSkipped. It returns the build's duration and the error of the go
-// command.
-func buildRecords(ctx context.Context, module string, records []Record, noBuild bool, emit func(Event)) (time.Duration, error) {
+// buildRecords builds the module and attributes its failures to the
+// records; with noBuild, records waiting for the build are BuildSkipped.
+// It returns the build's duration and the error of the go command, or of
+// the failures no folder's code holds (the tier's registry).
+func buildRecords(ctx context.Context, b builder, records []Record, noBuild bool, emit func(Event)) (time.Duration, error) {
 	if noBuild {
 		for i := range records {
 			if records[i].Build == buildPending {
@@ -213,9 +335,15 @@ func buildRecords(ctx context.Context, module string, records []Record, noBuild 
 	}
 	emit(Event{Kind: BuildStarted, Total: len(records)})
 	t0 := time.Now()
-	fails, buildErr := build(ctx, module)
+	fails, buildErr := b.build(ctx)
 	buildTime := time.Since(t0)
-	attribute(records, fails)
+	if rest := attribute(records, b.dir, fails); len(rest) > 0 && buildErr == nil {
+		lines := make([]string, len(rest))
+		for i, f := range rest {
+			lines[i] = f.line
+		}
+		buildErr = fmt.Errorf("go build ./... in %s:\n%s", b.dir, strings.Join(lines, "\n"))
+	}
 	emit(Event{Kind: BuildDone, Total: len(records)})
 	return buildTime, buildErr
 }
@@ -223,23 +351,34 @@ func buildRecords(ctx context.Context, module string, records []Record, noBuild 
 // maxBuildProblems caps the compile errors kept per folder.
 const maxBuildProblems = 20
 
-// attribute marks the folders the build failures belong to, and the others
-// that were built as ok.
-func attribute(records []Record, fails []buildFailure) {
+// attribute marks the folders the build failures belong to (by their
+// output folder below module), and the others that were built as ok. It
+// returns the failures of no folder.
+func attribute(records []Record, module string, fails []buildFailure) []buildFailure {
 	byOut := map[string]*Record{}
 	for i := range records {
-		byOut[filepath.Base(records[i].Out)] = &records[i]
+		if rel, err := filepath.Rel(module, records[i].Out); err == nil {
+			byOut[filepath.ToSlash(rel)] = &records[i]
+		}
 	}
+	var rest []buildFailure
 	for _, f := range fails {
-		r := byOut[f.out]
+		var r *Record
+		out := f.pkg
+		for ; out != "." && out != "/" && out != ""; out = path.Dir(out) {
+			if r = byOut[out]; r != nil {
+				break
+			}
+		}
 		if r == nil {
+			rest = append(rest, f)
 			continue
 		}
 		r.Build = BuildFailed
 		if len(r.Problems) >= maxBuildProblems {
 			continue
 		}
-		where, msg := strings.TrimPrefix(f.line, f.out+"/"), ""
+		where, msg := strings.TrimPrefix(f.line, out+"/"), ""
 		if i := strings.Index(where, ": "); i >= 0 {
 			where, msg = where[:i], where[i+2:]
 		}
@@ -250,6 +389,7 @@ func attribute(records []Record, fails []buildFailure) {
 			records[i].Build = BuildOK
 		}
 	}
+	return rest
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -313,16 +453,27 @@ func processFolder(f Folder, root, out, domain string, ft *facts.Table) (rec Rec
 		rec.Build = buildPending
 	}
 	rec.LargestCRD, rec.LargestCRDFile = largestFile(filepath.Join(out, "crds"))
+	if err := rec.listKinds(res.Analysis, filepath.Join(out, "crds")); err != nil {
+		rec.Problems = append(rec.Problems, problemOf(StageEmit, err))
+	}
 
 	t0 := time.Now()
+	rec.checkCRDs(res.Analysis, filepath.Join(out, "crds"))
 	rep, err := generator.CheckExamples(res.Analysis, filepath.Join(out, "crds"))
 	if err != nil {
 		rec.Problems = append(rec.Problems, problemOf(StageExamples, err))
 	} else {
 		for _, x := range rep.Results {
 			rec.Examples++
+			k := rec.kindOf(x.ARMType, x.Kind)
+			if k != nil {
+				k.Examples++
+			}
 			if x.OK() {
 				rec.Accepted++
+				if k != nil {
+					k.Accepted++
+				}
 				continue
 			}
 			why := x.Err
@@ -378,6 +529,86 @@ func (rec *Record) fromAnalysis(a *generator.Analysis) {
 		rec.Stages.Classify += o.Timings.Classify
 		rec.Stages.Model += o.Timings.Model
 	}
+}
+
+// listKinds fills KindList from the analysis' packages and the CRD files
+// in crdDir (found by their group and kind, as the examples check finds
+// them).
+func (rec *Record) listKinds(a *generator.Analysis, crdDir string) error {
+	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	byKind := map[string]string{}
+	for _, f := range files {
+		gk, err := crdGroupKind(f)
+		if err != nil {
+			return err
+		}
+		byKind[gk] = filepath.Base(f)
+	}
+	for _, p := range a.Packages() {
+		for _, k := range p.Kinds {
+			kr := KindRecord{
+				Group: p.Group, Version: p.Version, Kind: k.Name, ARMType: k.Resource.ARMType, APIVersion: p.APIVersion,
+				Package: path.Join("apis", p.Short, p.Version), CRD: byKind[p.Group+"/"+k.Name], OwnerARMType: k.Resource.Owner,
+			}
+			if k.Owner != nil {
+				kr.OwnerKind = k.Owner.Package.Group + "/" + k.Owner.Name
+			}
+			rec.KindList = append(rec.KindList, kr)
+		}
+	}
+	return nil
+}
+
+// checkCRDs validates every CRD written as the apiserver would when it is
+// created: a CRD it would refuse is a problem of the folder, and its kind's
+// Refused says why.
+func (rec *Record) checkCRDs(a *generator.Analysis, crdDir string) {
+	for i := range rec.KindList {
+		k := &rec.KindList[i]
+		if k.CRD == "" || (i > 0 && rec.KindList[i-1].CRD == k.CRD) {
+			continue
+		}
+		if err := checkCRD(filepath.Join(crdDir, k.CRD)); err != nil {
+			k.Refused = err.Error()
+			msg := k.CRD + ": " + err.Error()
+			rec.Problems = append(rec.Problems, Problem{Stage: StageCRD, Where: locate(a, msg), Message: msg, Cause: Cause(msg)})
+		}
+	}
+}
+
+// kindOf returns the newest version's record of a kind, by ARM type and
+// kind name, or nil.
+func (rec *Record) kindOf(armType, kind string) *KindRecord {
+	for i := range rec.KindList {
+		k := &rec.KindList[i]
+		if k.Kind == kind && strings.EqualFold(k.ARMType, armType) {
+			return k
+		}
+	}
+	return nil
+}
+
+// crdGroupKind reads "group/Kind" of a CRD file.
+func crdGroupKind(file string) (string, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	var head struct {
+		Spec struct {
+			Group string `json:"group"`
+			Names struct {
+				Kind string `json:"kind"`
+			} `json:"names"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &head); err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+	return head.Spec.Group + "/" + head.Spec.Names.Kind, nil
 }
 
 // references counts the reference fields of the newest api-version's

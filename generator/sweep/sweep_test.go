@@ -249,14 +249,14 @@ func TestParseBuildOutput(t *testing.T) {
 		"\thave (int)\n" +
 		"# github.com/armature-dev/armature/runtime/descriptor\n" +
 		"../../runtime/descriptor/x.go:1:1: broken\n"
-	fails, rest := parseBuildOutput(out)
+	fails, rest := parseBuildOutput(out, tempModulePath)
 	got := make([]string, len(fails))
 	for i, f := range fails {
-		got[i] = f.out + " | " + f.line
+		got[i] = f.pkg + " | " + f.line
 	}
 	want := []string{
-		"f001_beta_microsoft_beta_2024_02_01 | f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201/types.go:12:2: undefined: Sku",
-		"f001_beta_microsoft_beta_2024_02_01 | f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201/types.go:30:9: cannot use x (variable of type int) as string value in return statement\nhave (int)",
+		"f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201 | f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201/types.go:12:2: undefined: Sku",
+		"f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201 | f001_beta_microsoft_beta_2024_02_01/apis/beta/v20240201/types.go:30:9: cannot use x (variable of type int) as string value in return statement\nhave (int)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failures (-want +got):\n%s", diff)
@@ -266,9 +266,13 @@ func TestParseBuildOutput(t *testing.T) {
 	}
 
 	records := []Record{{Out: "/tmp/m/f000_alpha", Build: buildPending}, {Out: "/tmp/m/f001_beta_microsoft_beta_2024_02_01", Build: buildPending}, {Out: "/tmp/m/f002_gamma", Build: BuildNone}}
-	attribute(records, fails)
+	registry := buildFailure{pkg: "apis", line: "apis/registry.go:3:1: undefined: x"}
+	rest2 := attribute(records, "/tmp/m", append(fails, registry))
 	if records[0].Build != BuildOK || records[1].Build != BuildFailed || records[2].Build != BuildNone {
 		t.Errorf("builds = %s, %s, %s; want ok, failed, none", records[0].Build, records[1].Build, records[2].Build)
+	}
+	if len(rest2) != 1 || rest2[0] != registry {
+		t.Errorf("failures of no folder = %+v, want the registry's", rest2)
 	}
 	p := records[1].Problems[0]
 	if p.Stage != StageBuild || p.Where != "apis/beta/v20240201/types.go:12:2" || p.Message != "undefined: Sku" {
@@ -301,7 +305,7 @@ func TestWriteModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "go.sum"), []byte("k8s.io/api v0.34.3 h1:x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeModule(dir, root); err != nil {
+	if err := writeModule(dir, root, tempModulePath); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
@@ -374,5 +378,31 @@ func TestReferencesCounted(t *testing.T) {
 	}
 	if s := Summarise([]Record{rec, {}}); s.References.Total() != 5 || s.RefFolders != 1 {
 		t.Errorf("summary = %v in %d folders", s.References, s.RefFolders)
+	}
+}
+
+// TestWriteModuleBelowRoot writes the go.mod of a lasting module below the
+// armature module (tier/): it names the root relatively.
+func TestWriteModuleBelowRoot(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "tier")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gomod := "module github.com/armature-dev/armature\n\ngo 1.26.8\n\nreplace example.com/x => ./third_party/x\n"
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteModule(dir, root, ModulePath+"/tier"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	for _, want := range []string{"\nmodule github.com/armature-dev/armature/tier\n", "replace example.com/x => ../third_party/x\n", "replace github.com/armature-dev/armature => ../\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("go.mod lacks %q:\n%s", want, got)
+		}
+	}
+	if got := FolderDir(Folder{Name: "compute/Microsoft.Compute/ComputeRP"}); got != "providers/compute_microsoft_compute_computerp" {
+		t.Errorf("FolderDir = %s", got)
 	}
 }
