@@ -33,7 +33,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.SamplesDir, "samples", o.SamplesDir, "folder of the generated samples")
 	fs.StringVar(&o.Extra[0].Path, "action-crd", o.Extra[0].Path, "the Action CRD, rendered with its RBAC when the file exists")
 	fs.StringVar(&o.Kinds, "kinds", "", "comma-separated path.Match patterns over group/Kind, as the operator's --kinds (default: every kind)")
-	check := fs.Bool("check", false, "write nothing; fail when -out differs from what would be rendered")
+	check := fs.Bool("check", false, "write nothing; fail when -out (or -chart) differs from what would be rendered")
+	chart := fs.String("chart", render.ChartDir, "folder to write the Helm chart into, rendered when -kinds is not set (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,8 +45,33 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *check {
-		diffs, err := render.Diff(*out, files)
+	targets := []target{{*out, files, *handwritten}}
+	if *chart != "" && o.Kinds == "" {
+		chartFiles, err := render.Chart(o, files, *handwritten)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, target{*chart, chartFiles, ""})
+	}
+	for _, t := range targets {
+		if err := t.writeOrCheck(*check, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// target is a folder and its generated files (config/, the chart).
+type target struct {
+	dir         string
+	files       render.Files
+	handwritten string
+}
+
+// writeOrCheck writes the files under the folder, or checks it is current.
+func (t target) writeOrCheck(check bool, stdout, stderr io.Writer) error {
+	if check {
+		diffs, err := render.Diff(t.dir, t.files)
 		if err != nil {
 			return err
 		}
@@ -53,14 +79,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, d)
 		}
 		if len(diffs) > 0 {
-			return fmt.Errorf("%s is stale: run 'make manifests' and commit the result", *out)
+			return fmt.Errorf("%s is stale: run 'make manifests' and commit the result", t.dir)
 		}
-		fmt.Fprintf(stdout, "manifests: %s is up to date (%d generated files)\n", *out, len(files))
+		fmt.Fprintf(stdout, "manifests: %s is up to date (%d generated files)\n", t.dir, len(t.files))
 		return nil
 	}
-	if err := render.Write(*out, files, *handwritten); err != nil {
+	if err := render.Write(t.dir, t.files, t.handwritten); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "manifests: wrote %d generated files under %s\n", len(files), *out)
+	fmt.Fprintf(stdout, "manifests: wrote %d generated files under %s\n", len(t.files), t.dir)
 	return nil
 }
