@@ -53,6 +53,7 @@ envtest: ## Build (once) and print the folder of kube-apiserver and etcd for env
 test: lint ## Run every test, unit and envtest (the command CI runs).
 	@hack/sync-specs.sh || echo "make test: no Azure specs; the tests that need them will skip" >&2
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory tier-test
 	@if [ -d specs/azure-rest-api-specs/specification ]; then $(MAKE) --no-print-directory check-examples; fi
 
 .PHONY: check-examples
@@ -66,7 +67,7 @@ sweep: ## Generate, compile and check the examples of the wide corpus (../shared
 	@dir=$$(hack/corpus.sh) && $(GO) run ./cmd/armature sweep $(SWEEP_FLAGS) --markdown docs/coverage.md --json "$$(dirname "$$dir")/sweep.json" "$$dir"
 
 .PHONY: bench
-bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-secrets bench-scale bench-crds ## Run the benchmarks and print their figures.
+bench: bench-generate bench-fakearm bench-webhook bench-reconcile bench-secrets bench-scale bench-crds bench-operator ## Run the benchmarks and print their figures.
 
 .PHONY: bench-reconcile
 bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the emulator: time to Ready vs two apiserver floors (same data; tiny status), apiserver CPU and requests by verb, calls and writes per resource, a no-op resync (N=ARMATURE_BENCH_N).
@@ -75,6 +76,10 @@ bench-reconcile: ## 1,000 StorageAccounts under 10 resource groups against the e
 .PHONY: bench-crds
 bench-crds: ## kube-apiserver resident memory bare and with every CRD of config/crd installed (CRD_DIR=another folder), per CRD, and the time to install them.
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkCRDCost -benchtime 1x -timeout 10m ./test/crdcost/
+
+.PHONY: bench-operator
+bench-operator: ## The operator as its own process: time to ready and resident memory with 0 CRDs, the curated ones and the generated tier's (config/crd/generated, TIER_CRD_DIR) installed while it runs, time to serve them, binary size (ARMATURE_BENCH_OPERATOR_BIN=another build).
+	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkOperatorCost -benchtime 1x -timeout 30m ./test/crdcost/
 
 .PHONY: bench-secrets
 bench-secrets: ## The operator's resident memory before and after 120 unrelated Secrets of 900 KiB appear (the operator as its own process, every namespace).
@@ -127,3 +132,6 @@ SANDBOX_DIR ?= .sandbox
 sandbox: ## Run kube-apiserver + etcd, the ARM emulator and the operator until Ctrl-C; prints KUBECONFIG=… and ARM=… when ready (SANDBOX_DIR=.sandbox; docs/sandbox.md).
 	@assets=$$(ARMATURE_K8S_KUBECTL=$${ARMATURE_K8S_KUBECTL:-ensure} hack/setup-envtest.sh) && $(GO) build -o bin/sandbox ./hack/sandbox && \
 	  KUBEBUILDER_ASSETS="$$assets" SANDBOX_DIR="$(SANDBOX_DIR)" exec bin/sandbox
+
+# Targets of one concern each (tiers, chart…), kept beside the scripts they run.
+include $(sort $(wildcard hack/mk/*.mk))
