@@ -259,17 +259,3 @@ func (r *Reconciler) indexTargets(ctx context.Context, indexer client.FieldIndex
 		return nil
 	})
 }
-
-// targets says whether the kind's references may name gk (every kind
-// when one of them has no target list).
-func (r *Reconciler) targets(gk schema.GroupKind) bool {
-	if len(r.Desc.References) == 0 {
-		return false
-	}
-	for _, ref := range r.Desc.References {
-		if len(ref.Targets) == 0 || slices.Contains(ref.Targets, gk.Group+"/"+gk.Kind) {
-			return true
-		}
-	}
-	return false
-}

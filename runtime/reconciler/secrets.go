@@ -12,9 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/api/core"
@@ -162,23 +159,4 @@ var _ client.Reader = (*SecretReader)(nil)
 // secretReferrers lists the objects of the kind that reference a Secret.
 func (r *Reconciler) secretReferrers(ctx context.Context, secret client.Object) []reconcile.Request {
 	return r.indexed(ctx, secret.GetNamespace(), secretIndex, secret.GetName())
-}
-
-// secretChanged passes a Secret's creation and a change of its content
-// (resourceVersion), not its deletion (a referrer then fails on its next
-// reconcile anyway) nor the informer's first list of Secrets that existed
-// before.
-func secretChanged() predicate.Funcs {
-	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool { return true },
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			return e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion()
-		},
-	}
-}
-
-// secretHandler requeues the referrers of a Secret.
-func (r *Reconciler) secretHandler() handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(r.secretReferrers)
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -89,27 +87,27 @@ func (s *kindSet) set(gk schema.GroupKind, v string, on bool) {
 // start; serving a kind:
 //   - indexes its objects and starts its controller (once; later serves
 //     give the running controller its watches again);
-//   - adds to every served controller the watches it has on the kind (an
-//     owner, any owner of an extension kind, a reference's target), and to
-//     the kind's controller its watches on every served kind;
-//   - adds the kind to the valuesFrom tracker and to OnServe's hooks
-//     (Actions watch their targets).
+//   - puts the fan-out's handler on the kind's informer (fanout.go): the
+//     served controllers that watch the kind (an owner, any owner of an
+//     extension kind, a reference's target, a valuesFrom source) hear of
+//     its objects through it, and the kind's controller, subscribed from
+//     the start, hears of the served kinds it watches;
+//   - calls OnServe's hooks (Actions watch their targets).
 //
 // Unserve forgets the kind: others stop listing it, its informer (and with
 // it every handler on it) is removed from the cache, and what its
 // controller still has queued is dropped.
 type Serving struct {
-	mgr     ctrl.Manager
-	main    map[schema.GroupKind]*Reconciler
-	served  *kindSet
-	tracker *sourceTracker
+	mgr    ctrl.Manager
+	main   map[schema.GroupKind]*Reconciler
+	served *kindSet
+	fan    *fanout
 
-	mu       sync.Mutex
-	ctrls    map[schema.GroupKind]controller.Controller
-	forOn    map[schema.GroupKind]bool                      // the controller watches its own kind
-	watching map[schema.GroupKind]map[schema.GroupKind]bool // controller → other kinds it watches
-	hooks    []func(context.Context, schema.GroupVersionKind) error
-	unhooks  []func(schema.GroupKind)
+	mu      sync.Mutex
+	ctrls   map[schema.GroupKind]controller.Controller
+	forOn   map[schema.GroupKind]bool // the controller watches its own kind
+	hooks   []func(context.Context, schema.GroupVersionKind) error
+	unhooks []func(schema.GroupKind)
 }
 
 // Kinds is every kind s can serve (the storage versions), sorted.
@@ -173,7 +171,6 @@ func (s *Serving) Serve(ctx context.Context, gk schema.GroupKind) error {
 			return fmt.Errorf("%s: %w", gk, err)
 		}
 		s.ctrls[gk] = c
-		s.watching[gk] = map[schema.GroupKind]bool{}
 	}
 	if !s.forOn[gk] {
 		if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), obj, &handler.EnqueueRequestForObject{}, forPredicates())); err != nil {
@@ -181,21 +178,10 @@ func (s *Serving) Serve(ctx context.Context, gk schema.GroupKind) error {
 		}
 		s.forOn[gk] = true
 	}
-	// This controller's watches on the served kinds, and theirs on this one.
-	for _, other := range s.served.list() {
-		if err := s.watch(r, other.GroupKind()); err != nil {
-			return err
-		}
-		if o := s.main[other.GroupKind()]; other.GroupKind() != gk && o != nil {
-			if err := s.watch(o, gk); err != nil {
-				return err
-			}
-		}
-	}
-	if s.tracker != nil {
-		if err := s.tracker.add(ctx, r.gvk()); err != nil {
-			return fmt.Errorf("%s: valuesFrom tracker: %w", gk, err)
-		}
+	// The fan-out's handler on the kind: what other kinds watch of it
+	// and the valuesFrom readers of its objects.
+	if err := s.fan.add(ctx, r.gvk()); err != nil {
+		return fmt.Errorf("%s: fan-out: %w", gk, err)
 	}
 	for _, h := range s.hooks {
 		if err := h(ctx, r.gvk()); err != nil {
@@ -218,12 +204,7 @@ func (s *Serving) Unserve(ctx context.Context, gk schema.GroupKind) error {
 	// The informer goes with every handler on it: the kind's own (its
 	// controller's For) and the others' watches of the kind.
 	s.forOn[gk] = false
-	for _, w := range s.watching {
-		delete(w, gk)
-	}
-	if s.tracker != nil {
-		s.tracker.remove(r.gvk())
-	}
+	s.fan.remove(r.gvk())
 	for _, h := range s.unhooks {
 		h(gk)
 	}
@@ -237,8 +218,8 @@ func (s *Serving) Unserve(ctx context.Context, gk schema.GroupKind) error {
 }
 
 // newController makes the kind's controller, with the watches it keeps
-// whatever is served: the Secrets it reads (metadata), the valuesFrom
-// tracker's and the drift observer's requeues.
+// whatever is served: the fan-out's requeues (other kinds' objects and
+// Secrets, fanout.go), the valuesFrom tracker's and the drift observer's.
 func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
 	c, err := controller.New(name, s.mgr, controller.Options{Reconciler: r, MaxConcurrentReconciles: r.Config.WorkersPerKind})
@@ -249,9 +230,7 @@ func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	for _, v := range r.versions {
 		v.claimKind = r.gvk()
 	}
-	secret := &metav1.PartialObjectMetadata{}
-	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), secret, r.secretHandler(), secretChanged())); err != nil {
+	if err := c.Watch(s.fan.source(r.gvk().GroupKind())); err != nil {
 		return nil, err
 	}
 	if r.tracker != nil {
@@ -271,53 +250,9 @@ func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	return c, nil
 }
 
-// watch adds to r's controller its watches on kind gk (both served), once.
-func (s *Serving) watch(r *Reconciler, gk schema.GroupKind) error {
-	self := schema.GroupKind{Group: r.Desc.Group, Kind: r.Desc.Kind}
-	c, w := s.ctrls[self], s.watching[self]
-	if c == nil || w[gk] {
-		return nil
-	}
-	v, ok := s.served.version(gk)
-	if !ok {
-		return nil
-	}
-	other := &unstructured.Unstructured{}
-	other.SetGroupVersionKind(gk.WithVersion(v))
-	for _, h := range r.watchesOn(gk) {
-		if err := c.Watch(source.Kind[client.Object](s.mgr.GetCache(), other, h, ownerPredicates())); err != nil {
-			return fmt.Errorf("%s watching %s: %w", self, gk, err)
-		}
-	}
-	w[gk] = true
-	return nil
-}
-
-// watchesOn are the handlers r's controller puts on kind gk's objects:
-// its owner kind's (requeue its children), any kind's when r is an
-// extension kind (requeue what an object owns by group, kind and name),
-// and a reference target's (requeue the referrers).
-func (r *Reconciler) watchesOn(gk schema.GroupKind) []handler.EventHandler {
-	var out []handler.EventHandler
-	if r.Desc.OwnerKind != "" && r.OwnerVersion != "" && gk == (schema.GroupKind{Group: r.Desc.OwnerGroup, Kind: r.Desc.OwnerKind}) {
-		out = append(out, handler.EnqueueRequestsFromMapFunc(r.children))
-	}
-	if r.isExtension() {
-		out = append(out, handler.EnqueueRequestsFromMapFunc(r.extensionChildren))
-	}
-	if r.targets(gk) {
-		out = append(out, handler.EnqueueRequestsFromMapFunc(r.referrers))
-	}
-	return out
-}
-
 // forPredicates are the predicates of a controller's own kind
 // (builderPredicates).
 func forPredicates() predicate.Predicate { return reconcilePredicate }
-
-// ownerPredicates are the predicates of the kinds a controller watches
-// for others (builderOwnerPredicates).
-func ownerPredicates() predicate.Predicate { return ownerChangePredicate }
 
 // serveAll serves kinds once the manager starts (leader elected): what
 // SetupAll does for callers that install every CRD first.

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -125,17 +124,21 @@ func SetupServing(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.De
 			m.versions[d.Version] = v
 		}
 	}
-	tracker := &sourceTracker{cache: mgr.GetCache(), served: served, handlers: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{}}
+	tracker := &sourceTracker{served: served}
+	fan := newFanout(mgr.GetCache(), served, tracker)
 	for _, r := range main {
 		r.tracker, r.sources = tracker, make(chan event.GenericEvent, 64)
 		tracker.readers = append(tracker.readers, r)
 	}
 	slices.SortFunc(tracker.readers, func(a, b *Reconciler) int { return strings.Compare(a.gvk().String(), b.gvk().String()) })
-	if err := mgr.Add(tracker); err != nil {
+	for _, r := range tracker.readers {
+		fan.subscribe(r)
+	}
+	if err := mgr.Add(fan); err != nil {
 		return nil, err
 	}
-	return &Serving{mgr: mgr, main: main, served: served, tracker: tracker,
-		ctrls: map[schema.GroupKind]controller.Controller{}, forOn: map[schema.GroupKind]bool{}, watching: map[schema.GroupKind]map[schema.GroupKind]bool{}}, nil
+	return &Serving{mgr: mgr, main: main, served: served, fan: fan,
+		ctrls: map[schema.GroupKind]controller.Controller{}, forOn: map[schema.GroupKind]bool{}}, nil
 }
 
 // SetupOption adds to SetupAll what its arguments do not say.
@@ -256,18 +259,4 @@ var reconcilePredicate = predicate.Funcs{
 		return oa[core.AnnotationPolicy] != na[core.AnnotationPolicy] || oa[core.AnnotationSyncPeriod] != na[core.AnnotationSyncPeriod] ||
 			oa[core.AnnotationRefresh] != na[core.AnnotationRefresh]
 	},
-}
-
-// ownerChangePredicate: children care about an owner's Ready condition
-// and ARM id.
-var ownerChangePredicate = predicate.Funcs{
-	// A new owner matters to its children only when it is already Ready
-	// (an informer's initial list); the children's own create events
-	// cover the rest.
-	CreateFunc: func(e event.CreateEvent) bool {
-		u, ok := e.Object.(*unstructured.Unstructured)
-		return !ok || ready(u)
-	},
-	DeleteFunc: func(event.DeleteEvent) bool { return true },
-	UpdateFunc: func(e event.UpdateEvent) bool { return ReadinessChanged(e.ObjectOld, e.ObjectNew) },
 }

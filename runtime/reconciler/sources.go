@@ -8,17 +8,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
 // The objects spec.valuesFrom reads (docs/references.md) are tracked, not
 // polled: valuesIndex indexes every kind's objects by the objects their
-// valuesFrom entries read ("kind/name"), and one sourceTracker watches
-// every served kind once. When an object comes, its status changes, or it
+// valuesFrom entries read ("kind/name"), and the sourceTracker sees
+// every served kind's events through the fan-out's one handler per kind. When an object comes, its status changes, or it
 // goes, the tracker requeues the objects of any kind that read it, through each
 // controller's channel. Any kind may read any kind, so a watch per
 // controller would be one per pair of kinds; the tracker is one per kind,
@@ -71,11 +68,9 @@ func statusChanged(old, cur *unstructured.Unstructured) bool {
 	return !equality.Semantic.DeepEqual(old.Object["status"], cur.Object["status"])
 }
 
-// sourceTracker requeues the readers of an object whose status changed.
-// It has one handler on every served kind's informer (shared with the
-// controllers), added when the kind is served (Serving).
+// sourceTracker requeues the readers of an object whose status changed:
+// the fan-out (fanout.go) passes it every served kind's events.
 type sourceTracker struct {
-	cache cache.Informers
 	// served are the kinds served now: readers of other kinds are not
 	// listed.
 	served *kindSet
@@ -85,11 +80,6 @@ type sourceTracker struct {
 	// recorded by the index function: others are not looked up. Never
 	// shrinks; a stale entry costs one lookup.
 	named sync.Map
-
-	mu       sync.Mutex
-	ctx      context.Context // the tracker's, once started
-	handlers map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
-	pending  []schema.GroupVersionKind // served before Start
 }
 
 // index is valuesIndex's function: it records what it indexes in named.
@@ -103,81 +93,6 @@ func (t *sourceTracker) index(o client.Object) []string {
 		t.named.Store(u.GetNamespace()+"/"+k, struct{}{})
 	}
 	return keys
-}
-
-// Start runs until ctx ends; the kinds served before it are tracked now.
-func (t *sourceTracker) Start(ctx context.Context) error {
-	t.mu.Lock()
-	t.ctx = ctx
-	pending := t.pending
-	t.pending = nil
-	t.mu.Unlock()
-	for _, gvk := range pending {
-		if err := t.add(ctx, gvk); err != nil {
-			return err
-		}
-	}
-	<-ctx.Done()
-	return nil
-}
-
-// NeedLeaderElection implements manager.LeaderElectionRunnable: the
-// tracker requeues, which only the leader does.
-func (t *sourceTracker) NeedLeaderElection() bool { return true }
-
-// add puts the tracker's handler on gvk's informer, once.
-func (t *sourceTracker) add(ctx context.Context, gvk schema.GroupVersionKind) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.ctx == nil {
-		t.pending = append(t.pending, gvk)
-		return nil
-	}
-	if _, ok := t.handlers[gvk]; ok {
-		return nil
-	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
-	inf, err := t.cache.GetInformer(ctx, obj)
-	if err != nil {
-		return err
-	}
-	tctx := t.ctx
-	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(cur any) {
-			if n, ok := cur.(*unstructured.Unstructured); ok {
-				t.notify(tctx, gvk.Kind, n)
-			}
-		},
-		UpdateFunc: func(old, cur any) {
-			o, ok1 := old.(*unstructured.Unstructured)
-			n, ok2 := cur.(*unstructured.Unstructured)
-			if ok1 && ok2 && statusChanged(o, n) {
-				t.notify(tctx, gvk.Kind, n)
-			}
-		},
-		DeleteFunc: func(old any) {
-			if d, ok := old.(toolscache.DeletedFinalStateUnknown); ok {
-				old = d.Obj
-			}
-			if o, ok := old.(*unstructured.Unstructured); ok {
-				t.notify(tctx, gvk.Kind, o)
-			}
-		},
-	})
-	if err != nil {
-		return err
-	}
-	t.handlers[gvk] = reg
-	return nil
-}
-
-// remove forgets gvk (its informer is removed with the handler).
-func (t *sourceTracker) remove(gvk schema.GroupVersionKind) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.handlers, gvk)
-	t.pending = slices.DeleteFunc(t.pending, func(k schema.GroupVersionKind) bool { return k == gvk })
 }
 
 // notify requeues the objects that read src through valuesFrom.

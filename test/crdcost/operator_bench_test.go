@@ -3,12 +3,14 @@ package crdcost
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,7 +88,7 @@ func BenchmarkOperatorCost(b *testing.B) {
 	}
 	run := func(name string) *process {
 		return startProcess(b, bin, dir, name, kc, "--arm-endpoint", fa.URL, "--arm-ca-file", ca, "--arm-token", "bench",
-			"--default-credential-namespaces", "*", "--metrics-bind-address", "0")
+			"--default-credential-namespaces", "*", "--metrics-bind-address", "0", "--pprof-bind-address", freeAddr(b))
 	}
 	install := func(dirs []string) int {
 		crds, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: dirs, ErrorIfPathMissing: true})
@@ -108,11 +110,19 @@ func BenchmarkOperatorCost(b *testing.B) {
 		b.Logf("%s: %.2f", unit, v)
 		b.ReportMetric(v, unit)
 	}
+	// Memory: resident, Go heap in use and goroutines (the operator's
+	// pprof; ARMATURE_BENCH_PROFILE_DIR keeps each heap profile).
+	memory := func(op *process, at string) {
+		report(op.rss(), "operator-RSS-MiB-"+at)
+		g, heap := op.profile(b, at)
+		report(heap, "operator-heap-MiB-"+at)
+		report(g, "operator-goroutines-"+at)
+	}
 	b.ResetTimer()
 	op := run("empty")
 	report(op.waitReady(b).Seconds(), "s-to-ready-0-CRDs")
 	time.Sleep(settle)
-	report(op.rss(), "operator-RSS-MiB-0-CRDs")
+	memory(op, "0-CRDs")
 
 	start := time.Now()
 	kinds := install(curated)
@@ -120,7 +130,7 @@ func BenchmarkOperatorCost(b *testing.B) {
 	report(time.Since(start).Seconds(), "s-install-and-serve-curated")
 	time.Sleep(settle)
 	report(float64(kinds), "curated-kinds")
-	report(op.rss(), "operator-RSS-MiB-curated")
+	memory(op, "curated")
 	if tierRoot != "" {
 		dirs, _, _, err := crdFolders(tierRoot)
 		if err != nil {
@@ -133,7 +143,7 @@ func BenchmarkOperatorCost(b *testing.B) {
 		report(time.Since(start).Seconds(), "s-install-and-serve-tier")
 		time.Sleep(settle)
 		report(float64(more), "tier-kinds")
-		report(op.rss(), "operator-RSS-MiB-all")
+		memory(op, "all")
 	} else {
 		b.Log("no generated tier (make crds, or TIER_CRD_DIR): curated CRDs only")
 	}
@@ -143,7 +153,7 @@ func BenchmarkOperatorCost(b *testing.B) {
 	report(again.waitReady(b).Seconds(), "s-to-ready-installed")
 	report(again.waitServed(b, kinds).Seconds(), "s-to-serve-installed")
 	time.Sleep(settle)
-	report(again.rss(), "operator-RSS-MiB-restarted")
+	memory(again, "restarted")
 	b.StopTimer()
 	again.stop()
 }
@@ -166,16 +176,22 @@ type process struct {
 	cmd     *exec.Cmd
 	log     string
 	probe   string
+	pprof   string // its /debug/pprof address, if any
 	started time.Time
 }
 
-func startProcess(b *testing.B, bin, dir, name, kubeconfig string, args ...string) *process {
+// freeAddr is a loopback address nothing listens on now.
+func freeAddr(b *testing.B) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	probe := l.Addr().String()
-	_ = l.Close()
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
+}
+
+func startProcess(b *testing.B, bin, dir, name, kubeconfig string, args ...string) *process {
+	probe := freeAddr(b)
 	logf := filepath.Join(dir, "operator-"+name+".log")
 	out, err := os.Create(logf)
 	if err != nil {
@@ -186,6 +202,11 @@ func startProcess(b *testing.B, bin, dir, name, kubeconfig string, args ...strin
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "GOMEMLIMIT=256MiB", "GOGC=50")
 	cmd.Stdout, cmd.Stderr = out, out
 	p := &process{cmd: cmd, log: logf, probe: probe, started: time.Now()}
+	for i, a := range args {
+		if a == "--pprof-bind-address" && i+1 < len(args) {
+			p.pprof = args[i+1]
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -231,6 +252,49 @@ func (p *process) served() int {
 
 func (p *process) rss() float64 {
 	return envtestutil.ProcStatusMiB(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid), "VmRSS:")
+}
+
+// profile reads the process's goroutine count and Go heap in use (MiB)
+// from its pprof; with ARMATURE_BENCH_PROFILE_DIR it keeps the heap
+// profile there as heap-<at>.pb.gz.
+func (p *process) profile(b *testing.B, at string) (goroutines, heapMiB float64) {
+	if p.pprof == "" {
+		return 0, 0
+	}
+	get := func(path string) []byte {
+		resp, err := http.Get("http://" + p.pprof + path)
+		if err != nil {
+			b.Fatalf("pprof %s: %v", path, err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("pprof %s: %v %s", path, err, resp.Status)
+		}
+		return data
+	}
+	// "goroutine profile: total N" heads the text form.
+	if _, err := fmt.Sscanf(string(get("/debug/pprof/goroutine?debug=1")), "goroutine profile: total %g", &goroutines); err != nil {
+		b.Fatalf("pprof goroutines: %v", err)
+	}
+	// The text heap profile ends with runtime.MemStats: "# HeapInuse = N".
+	for _, line := range strings.Split(string(get("/debug/pprof/heap?debug=1")), "\n") {
+		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				b.Fatalf("pprof heap: %q: %v", line, err)
+			}
+			heapMiB = n / (1 << 20)
+		}
+	}
+	if keep := os.Getenv("ARMATURE_BENCH_PROFILE_DIR"); keep != "" {
+		f := filepath.Join(keep, "heap-"+at+".pb.gz")
+		if err := os.WriteFile(f, get("/debug/pprof/heap"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("heap profile: %s", f)
+	}
+	return goroutines, heapMiB
 }
 
 func (p *process) stop() {
