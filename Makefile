@@ -78,7 +78,7 @@ bench-crds: ## kube-apiserver resident memory bare and with every CRD of config/
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkCRDCost -benchtime 1x -timeout 10m ./test/crdcost/
 
 .PHONY: bench-operator
-bench-operator: ## The operator as its own process: time to ready and resident memory with 0 CRDs, the curated ones and the generated tier's (config/crd/generated, TIER_CRD_DIR) installed while it runs, time to serve them, binary size (ARMATURE_BENCH_OPERATOR_BIN=another build).
+bench-operator: ## The operator as its own process: time to ready and resident memory (Go heap, goroutines) with 0 CRDs, the curated ones and the generated tier's (config/crd/generated, TIER_CRD_DIR) installed while it runs, time to serve them, binary size (ARMATURE_BENCH_OPERATOR_BIN=another build).
 	@assets=$$(hack/setup-envtest.sh) && KUBEBUILDER_ASSETS="$$assets" $(GO) test -run '^$$' -bench BenchmarkOperatorCost -benchtime 1x -timeout 30m ./test/crdcost/
 
 .PHONY: bench-secrets

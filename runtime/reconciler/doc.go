@@ -42,8 +42,10 @@
 // the kind's CRD is installed; SetupAll serves every kind at the start).
 // Everything one kind reads of others — owners, children, extension
 // objects, reference targets, valuesFrom sources — is limited to the kinds
-// served now, and watches between kinds are added as kinds are served.
-// Unserve removes the kind's informer and with it every handler on it.
+// served now. What one kind watches of others goes through one fan-out
+// handler per served kind and one on Secrets (fanout.go), not a watch per
+// pair of kinds. Unserve removes the kind's informer and with it every
+// handler on it.
 //
 // # Reading one reconcile
 //
@@ -59,8 +61,9 @@
 // Beside them are pure parts with their own tests — decide.go (the write
 // decision), drift.go, ignore.go, embedded.go, refusal.go (create-only
 // refusals), records.go and seal.go (what is kept on the object) — and
-// the machinery of the process: setup.go (controllers, watches, indexes:
-// owner.go, claim.go, secrets.go), memory.go (the one per-object
+// the machinery of the process: setup.go and serving.go (controllers,
+// indexes: owner.go, claim.go, secrets.go), fanout.go (watches between
+// kinds), memory.go (the one per-object
 // memory), observer.go (drift by LIST), versions.go (which served
 // version reconciles), and the slim form of objects in the cache
 // (cache.go, pack.go, digest.go). Between objects: refs.go (…Ref fields

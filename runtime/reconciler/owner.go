@@ -65,7 +65,7 @@ func (r *Reconciler) extensionChildren(ctx context.Context, owner client.Object)
 
 // indexAnyOwner indexes an extension kind's objects by the owner they
 // name (group, kind and name): an owner of any kind finds what it owns
-// (Serving watches every served kind for it).
+// (the fan-out passes it every served kind's events).
 func (r *Reconciler) indexAnyOwner(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
 	return indexer.IndexField(ctx, obj, ownerAnyIndex, func(o client.Object) []string {
 		u, ok := o.(*unstructured.Unstructured)

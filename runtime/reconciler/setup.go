@@ -45,10 +45,10 @@ func SetupAll(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descri
 // Serving that starts their controllers as the kinds are served (a kind
 // served in several versions gets one controller, on its storage version;
 // the other versions' reconcilers are reached through it). Descriptors
-// whose owner is another generated kind get a watch on it, so an owner
-// turning Ready requeues exactly its children; an extension kind (its
-// owner can be any resource, named by spec.owner group, kind and name)
-// gets a watch on every served kind.
+// whose owner is another generated kind follow it through the fan-out
+// (fanout.go), so an owner turning Ready requeues exactly its children;
+// an extension kind (its owner can be any resource, named by spec.owner
+// group, kind and name) follows every served kind.
 func SetupServing(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.Descriptor, cfg Config, opts ...SetupOption) (*Serving, error) {
 	var o setupOptions
 	for _, opt := range opts {

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/armature-dev/armature/fakearm"
 	"github.com/armature-dev/armature/generated/apis"
@@ -42,6 +44,7 @@ func BenchmarkOperatorCost(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc")
 	}
+	log.SetLogger(logr.Discard()) // envtest's CRD install logs through it
 	root := envtestutil.RepoRoot()
 	dir := b.TempDir()
 	bin := os.Getenv("ARMATURE_BENCH_OPERATOR_BIN")
