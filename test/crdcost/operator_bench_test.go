@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -300,25 +299,6 @@ func (p *process) profile(b *testing.B, at string) (goroutines, heapMiB float64)
 	return goroutines, heapMiB
 }
 
-func (p *process) stop() {
-	if p.cmd.Process == nil || p.cmd.ProcessState != nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *process) stop() { envtestutil.StopProcess(p.cmd) }
 
-func (p *process) tail() string {
-	data, _ := os.ReadFile(p.log)
-	if len(data) > 4000 {
-		data = data[len(data)-4000:]
-	}
-	return string(data)
-}
+func (p *process) tail() string { return envtestutil.Tail(p.log) }

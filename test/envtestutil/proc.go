@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -55,4 +58,30 @@ func APIServerPID(env *envtest.Environment) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no kube-apiserver with %s in /proc", flag)
+}
+
+// StopProcess stops a started process: SIGTERM, then SIGKILL after 20 s.
+// A process not started or already waited for is left alone.
+func StopProcess(cmd *exec.Cmd) {
+	if cmd.Process == nil || cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Tail is the last 4,000 bytes of a file (a process's log, for failures).
+func Tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
 }

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -165,29 +164,10 @@ func (p *operatorProcess) rssParts() (anon, file float64) {
 	return envtestutil.ProcStatusMiB(path, "RssAnon:"), envtestutil.ProcStatusMiB(path, "RssFile:")
 }
 
-func (p *operatorProcess) stop() {
-	if p.cmd.Process == nil || p.cmd.ProcessState != nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *operatorProcess) stop() { envtestutil.StopProcess(p.cmd) }
 
 // tail is the end of the operator's log, for failures.
-func (p *operatorProcess) tail() string {
-	b, _ := os.ReadFile(p.log)
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
-}
+func (p *operatorProcess) tail() string { return envtestutil.Tail(p.log) }
 
 func vmHWM(path string) float64 { return envtestutil.ProcStatusMiB(path, "VmHWM:") }
 
