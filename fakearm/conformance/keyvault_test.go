@@ -1,14 +1,7 @@
 package conformance_test
 
 import (
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/armature-dev/armature/fakearm"
-	"github.com/armature-dev/armature/fakearm/conformance"
-	"github.com/armature-dev/armature/generated/apis"
-	"github.com/armature-dev/armature/recording"
 )
 
 // TestKeyVaultRecoverFlow (issue 28.4): the shape of ASO's createOrRecover
@@ -31,13 +24,7 @@ func TestKeyVaultRecoverFlow(t *testing.T) {
 		return `{"location":"westus2","name":"kv1","properties":{"accessPolicies":[],"createMode":"` + mode + `","enableSoftDelete":true,"sku":{"family":"A","name":"standard"},"tenantId":"00000000-0000-0000-0000-000000000000"}}`
 	}
 	answer := `{"id":"` + vaultID + `","name":"kv1","type":"Microsoft.KeyVault/vaults","location":"westus2","properties":{"provisioningState":"Succeeded"}}`
-	type it struct {
-		method, url string
-		code        int
-		req, body   string
-		location    string
-	}
-	its := []it{
+	its := []written{
 		{"PUT", rg + "?api-version=2020-06-01", 201, `{"location":"westus2"}`, `{"name":"rg1"}`, ""},
 		{"GET", deleted, 200, "", deletedBody, ""},
 		{"PUT", vault, 200, vaultBody("recover"), answer, ""},
@@ -48,37 +35,5 @@ func TestKeyVaultRecoverFlow(t *testing.T) {
 		{"GET", deleted, 404, "", `{"error":{"code":"DeletedVaultNotFound"}}`, ""},
 		{"PUT", vault, 200, vaultBody("default"), answer, ""},
 	}
-	var b strings.Builder
-	b.WriteString("version: 1\ninteractions:\n")
-	for _, x := range its {
-		b.WriteString("- request:\n    body: '" + x.req + "'\n    headers: {}\n    url: " + x.url + "\n    method: " + x.method + "\n  response:\n    body: '" + x.body + "'\n    headers:\n")
-		if x.location != "" {
-			b.WriteString("      Location:\n      - " + x.location + "\n")
-		} else {
-			b.WriteString("      X-Nothing:\n      - \"\"\n")
-		}
-		b.WriteString("    code: " + strconv.Itoa(x.code) + "\n")
-	}
-	c, err := recording.ParseCassette([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	descs := apis.Descriptors()
-	h, err := fakearm.New(descs, fakearm.Options{RetryAfter: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := conformance.Replay("kv.yaml", c, h, conformance.Options{Descriptors: descs})
-	var why []string
-	for _, s := range rec.Steps {
-		if !s.Match {
-			why = append(why, s.Method+" #"+strconv.Itoa(s.Interactions[0])+" "+s.Path+": "+s.Why)
-		}
-	}
-	if len(why) > 0 || rec.Total != len(its) {
-		t.Errorf("%d of %d steps match (want %d):\n%s", rec.Matching, rec.Total, len(its), strings.Join(why, "\n"))
-	}
-	if len(rec.Setup) != 1 || !strings.Contains(rec.Setup[0], "DELETE") {
-		t.Errorf("setup %q, want the deleted vault's PUT and DELETE", rec.Setup)
-	}
+	replayWritten(t, "kv.yaml", its)
 }
