@@ -9,8 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
+	"github.com/armature-dev/armature/generator/emit"
 	"github.com/armature-dev/armature/generator/examples"
 )
 
@@ -78,18 +77,11 @@ func CheckExamples(a *Analysis, crdDir string) (*ExampleReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		var head struct {
-			Spec struct {
-				Group string `json:"group"`
-				Names struct {
-					Kind string `json:"kind"`
-				} `json:"names"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal(raw, &head); err != nil {
+		gk, err := emit.CRDGroupKind(raw)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		byKind[head.Spec.Group+"/"+head.Spec.Names.Kind] = f
+		byKind[gk] = f
 	}
 	rep := &ExampleReport{}
 	for _, p := range a.Packages() {

@@ -313,3 +313,20 @@ func cut(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// CRDGroupKind reads "group/Kind" of a CRD file's content (spec.group and
+// spec.names.kind).
+func CRDGroupKind(raw []byte) (string, error) {
+	var head struct {
+		Spec struct {
+			Group string `json:"group"`
+			Names struct {
+				Kind string `json:"kind"`
+			} `json:"names"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &head); err != nil {
+		return "", err
+	}
+	return head.Spec.Group + "/" + head.Spec.Names.Kind, nil
+}

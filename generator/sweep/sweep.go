@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gobuffalo/flect"
-	"sigs.k8s.io/yaml"
 
 	"github.com/armature-dev/armature/generator"
 	"github.com/armature-dev/armature/generator/classify"
@@ -597,18 +596,11 @@ func crdGroupKind(file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var head struct {
-		Spec struct {
-			Group string `json:"group"`
-			Names struct {
-				Kind string `json:"kind"`
-			} `json:"names"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(raw, &head); err != nil {
+	gk, err := emit.CRDGroupKind(raw)
+	if err != nil {
 		return "", fmt.Errorf("%s: %w", file, err)
 	}
-	return head.Spec.Group + "/" + head.Spec.Names.Kind, nil
+	return gk, nil
 }
 
 // references counts the reference fields of the newest api-version's

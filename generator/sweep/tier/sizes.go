@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/armature-dev/armature/generator/emit"
 )
 
 // Size counts files and their bytes.
@@ -100,19 +100,12 @@ func Installed(dir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		var head struct {
-			Spec struct {
-				Group string `json:"group"`
-				Names struct {
-					Kind string `json:"kind"`
-				} `json:"names"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal(raw, &head); err != nil {
+		gk, err := emit.CRDGroupKind(raw)
+		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		sum := sha256.Sum256(raw)
-		out[head.Spec.Group+"/"+head.Spec.Names.Kind] = hex.EncodeToString(sum[:])
+		out[gk] = hex.EncodeToString(sum[:])
 		return nil
 	})
 	return out, err
