@@ -3459,6 +3459,276 @@ var ManagedClustersAgentPoolDescriptor = descriptor.Descriptor{
 	Version: "v20240201",
 }
 
+// ManagedClustersMaintenanceConfigurationDescriptor describes ManagedClustersMaintenanceConfiguration to the reconciler, the webhook and the ARM emulator.
+var ManagedClustersMaintenanceConfigurationDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-02-01",
+	ARMType:       "Microsoft.ContainerService/managedClusters/maintenanceConfigurations",
+	Group:         "containerservice.azure.armature.dev",
+	Kind:          "ManagedClustersMaintenanceConfiguration",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/managedClusters/{resourceName}/maintenanceConfigurations"},
+	NameParameter: "configName",
+	OwnerARMType:  "Microsoft.ContainerService/managedClusters",
+	OwnerGroup:    "containerservice.azure.armature.dev",
+	OwnerKind:     "ManagedCluster",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/managedClusters/{resourceName}/maintenanceConfigurations/{configName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "durationHours"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "notAllowedDates"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "notAllowedDates", descriptor.Items, "end"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "notAllowedDates", descriptor.Items, "start"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "schedule", "absoluteMonthly"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "absoluteMonthly", "dayOfMonth"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "absoluteMonthly", "intervalMonths"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "schedule", "daily"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "daily", "intervalDays"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "schedule", "relativeMonthly"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "relativeMonthly", "dayOfWeek"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "relativeMonthly", "intervalMonths"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "relativeMonthly", "weekIndex"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "schedule", "weekly"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "weekly", "dayOfWeek"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "schedule", "weekly", "intervalWeeks"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "startDate"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "maintenanceWindow", "startTime"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "maintenanceWindow", "utcOffset"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "notAllowedTime"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "notAllowedTime", descriptor.Items, "end"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "notAllowedTime", descriptor.Items, "start"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "timeInWeek"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "timeInWeek", descriptor.Items, "day"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "timeInWeek", descriptor.Items, "hourSlots"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope: descriptor.ScopeResourceGroup,
+	ServerDefaults: []descriptor.ServerDefault{
+		{
+			JSON: "\"Monday\"",
+			Path: descriptor.Path{"properties", "maintenanceWindow", "schedule", "weekly", "dayOfWeek"},
+		},
+		{
+			JSON: "3",
+			Path: descriptor.Path{"properties", "maintenanceWindow", "schedule", "weekly", "intervalWeeks"},
+		},
+	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240201",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -3472,5 +3742,6 @@ func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&ManagedClusterDescriptor,
 		&ManagedClustersAgentPoolDescriptor,
+		&ManagedClustersMaintenanceConfigurationDescriptor,
 	}
 }

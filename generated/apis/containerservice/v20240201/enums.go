@@ -410,6 +410,24 @@ const (
 	ServiceMeshMode_Istio ServiceMeshMode = "Istio"
 )
 
+// Specifies on which week of the month the dayOfWeek applies.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type Type string
+
+// Values of Type.
+const (
+	// First week of the month.
+	Type_First Type = "First"
+	// Fourth week of the month.
+	Type_Fourth Type = "Fourth"
+	// Last week of the month.
+	Type_Last Type = "Last"
+	// Second week of the month.
+	Type_Second Type = "Second"
+	// Third week of the month.
+	Type_Third Type = "Third"
+)
+
 // For more information see [setting the AKS cluster auto-upgrade channel](https://docs.microsoft.com/azure/aks/upgrade-cluster#set-auto-upgrade-channel).
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type UpgradeChannel string
@@ -426,6 +444,21 @@ const (
 	UpgradeChannel_Rapid UpgradeChannel = "rapid"
 	// Automatically upgrade the cluster to the latest supported patch release on minor version N-1, where N is the latest supported minor version. For example, if a cluster is running version 1.17.7 and versions 1.17.9, 1.18.4, 1.18.6, and 1.19.1 are available, your cluster is upgraded to 1.18.6.
 	UpgradeChannel_Stable UpgradeChannel = "stable"
+)
+
+// The weekday enum.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type WeekDay string
+
+// Values of WeekDay.
+const (
+	WeekDay_Friday    WeekDay = "Friday"
+	WeekDay_Monday    WeekDay = "Monday"
+	WeekDay_Saturday  WeekDay = "Saturday"
+	WeekDay_Sunday    WeekDay = "Sunday"
+	WeekDay_Thursday  WeekDay = "Thursday"
+	WeekDay_Tuesday   WeekDay = "Tuesday"
+	WeekDay_Wednesday WeekDay = "Wednesday"
 )
 
 // Determines the type of workload a node can run.

@@ -7,6 +7,34 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
+// For schedules like: 'recur every month on the 15th' or 'recur every 3 months on the 20th'.
+type AbsoluteMonthlySchedule struct {
+	// The date of the month.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=31
+	DayOfMonth *int32 `json:"dayOfMonth,omitempty"`
+
+	// Specifies the number of months between each set of occurrences.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=6
+	IntervalMonths *int32 `json:"intervalMonths,omitempty"`
+}
+
+// For schedules like: 'recur every month on the 15th' or 'recur every 3 months on the 20th'.
+type AbsoluteMonthlySchedule_STATUS struct {
+	// The date of the month.
+	DayOfMonth *int32 `json:"dayOfMonth,omitempty"`
+
+	// Specifies the number of months between each set of occurrences.
+	IntervalMonths *int32 `json:"intervalMonths,omitempty"`
+}
+
 // Network settings of an agent pool.
 type AgentPoolNetworkProfile struct {
 	// The port ranges that are allowed to access. The specified ranges are allowed to overlap.
@@ -311,6 +339,47 @@ type CreationData struct {
 type CreationData_STATUS struct {
 	// This is the ARM ID of the source object to be used to create the target object.
 	SourceResourceId *string `json:"sourceResourceId,omitempty"`
+}
+
+// For schedules like: 'recur every day' or 'recur every 3 days'.
+type DailySchedule struct {
+	// Specifies the number of days between each set of occurrences.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	IntervalDays *int32 `json:"intervalDays,omitempty"`
+}
+
+// For schedules like: 'recur every day' or 'recur every 3 days'.
+type DailySchedule_STATUS struct {
+	// Specifies the number of days between each set of occurrences.
+	IntervalDays *int32 `json:"intervalDays,omitempty"`
+}
+
+// For example, between '2022-12-23' and '2023-01-05'.
+type DateSpan struct {
+	// The end date of the date span.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	End *string `json:"end,omitempty"`
+
+	// The start date of the date span.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Start *string `json:"start,omitempty"`
+}
+
+// For example, between '2022-12-23' and '2023-01-05'.
+type DateSpan_STATUS struct {
+	// The end date of the date span.
+	End *string `json:"end,omitempty"`
+
+	// The start date of the date span.
+	Start *string `json:"start,omitempty"`
 }
 
 // Delegated resource properties - internal use only.
@@ -647,6 +716,91 @@ type LinuxOSConfig_STATUS struct {
 
 	// Valid values are 'always', 'madvise', and 'never'. The default is 'always'. For more information see [Transparent Hugepages](https://www.kernel.org/doc/html/latest/admin-guide/mm/transhuge.html#admin-guide-transhuge).
 	TransparentHugePageEnabled *string `json:"transparentHugePageEnabled,omitempty"`
+}
+
+// Properties used to configure planned maintenance for a Managed Cluster.
+type MaintenanceConfigurationProperties struct {
+	// Maintenance window for the maintenance configuration.
+	// +optional
+	MaintenanceWindow *MaintenanceWindow `json:"maintenanceWindow,omitempty"`
+
+	// Time slots on which upgrade is not allowed.
+	// +optional
+	NotAllowedTime []TimeSpan `json:"notAllowedTime,omitempty"`
+
+	// If two array entries specify the same day of the week, the applied configuration is the union of times in both entries.
+	// +optional
+	TimeInWeek []TimeInWeek `json:"timeInWeek,omitempty"`
+}
+
+// Properties used to configure planned maintenance for a Managed Cluster.
+type MaintenanceConfigurationProperties_STATUS struct {
+	// Maintenance window for the maintenance configuration.
+	MaintenanceWindow *MaintenanceWindow_STATUS `json:"maintenanceWindow,omitempty"`
+
+	// Time slots on which upgrade is not allowed.
+	NotAllowedTime []TimeSpan_STATUS `json:"notAllowedTime,omitempty"`
+
+	// If two array entries specify the same day of the week, the applied configuration is the union of times in both entries.
+	TimeInWeek []TimeInWeek_STATUS `json:"timeInWeek,omitempty"`
+}
+
+// Maintenance window used to configure scheduled auto-upgrade for a Managed Cluster.
+type MaintenanceWindow struct {
+	// Length of maintenance window range from 4 to 24 hours.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=4
+	// +kubebuilder:validation:Maximum=24
+	DurationHours *int32 `json:"durationHours,omitempty"`
+
+	// Date ranges on which upgrade is not allowed. 'utcOffset' applies to this field. For example, with 'utcOffset: +02:00' and 'dateSpan' being '2022-12-23' to '2023-01-03', maintenance will be blocked from '2022-12-22 22:00' to '2023-01-03 22:00' in UTC time.
+	// +optional
+	NotAllowedDates []DateSpan `json:"notAllowedDates,omitempty"`
+
+	// Recurrence schedule for the maintenance window.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Schedule *Schedule `json:"schedule,omitempty"`
+
+	// The date the maintenance window activates. If the current date is before this date, the maintenance window is inactive and will not be used for upgrades. If not specified, the maintenance window will be active right away.
+	// +optional
+	StartDate *string `json:"startDate,omitempty"`
+
+	// The start time of the maintenance window. Accepted values are from '00:00' to '23:59'. 'utcOffset' applies to this field. For example: '02:00' with 'utcOffset: +02:00' means UTC time '00:00'.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^\d{2}:\d{2}$`
+	StartTime *string `json:"startTime,omitempty"`
+
+	// The UTC offset in format +/-HH:mm. For example, '+05:30' for IST and '-07:00' for PST. If not specified, the default is '+00:00'.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(-|\+)[0-9]{2}:[0-9]{2}$`
+	UtcOffset *string `json:"utcOffset,omitempty"`
+}
+
+// Maintenance window used to configure scheduled auto-upgrade for a Managed Cluster.
+type MaintenanceWindow_STATUS struct {
+	// Length of maintenance window range from 4 to 24 hours.
+	DurationHours *int32 `json:"durationHours,omitempty"`
+
+	// Date ranges on which upgrade is not allowed. 'utcOffset' applies to this field. For example, with 'utcOffset: +02:00' and 'dateSpan' being '2022-12-23' to '2023-01-03', maintenance will be blocked from '2022-12-22 22:00' to '2023-01-03 22:00' in UTC time.
+	NotAllowedDates []DateSpan_STATUS `json:"notAllowedDates,omitempty"`
+
+	// Recurrence schedule for the maintenance window.
+	Schedule *Schedule_STATUS `json:"schedule,omitempty"`
+
+	// The date the maintenance window activates. If the current date is before this date, the maintenance window is inactive and will not be used for upgrades. If not specified, the maintenance window will be active right away.
+	StartDate *string `json:"startDate,omitempty"`
+
+	// The start time of the maintenance window. Accepted values are from '00:00' to '23:59'. 'utcOffset' applies to this field. For example: '02:00' with 'utcOffset: +02:00' means UTC time '00:00'.
+	StartTime *string `json:"startTime,omitempty"`
+
+	// The UTC offset in format +/-HH:mm. For example, '+05:30' for IST and '-07:00' for PST. If not specified, the default is '+00:00'.
+	UtcOffset *string `json:"utcOffset,omitempty"`
 }
 
 // For more details see [managed AAD on AKS](https://docs.microsoft.com/azure/aks/managed-aad).
@@ -2749,6 +2903,41 @@ type PrivateLinkResource_STATUS struct {
 	Type *string `json:"type,omitempty"`
 }
 
+// For schedules like: 'recur every month on the first Monday' or 'recur every 3 months on last Friday'.
+type RelativeMonthlySchedule struct {
+	// Specifies on which day of the week the maintenance occurs.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	DayOfWeek *WeekDay `json:"dayOfWeek,omitempty"`
+
+	// Specifies the number of months between each set of occurrences.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=6
+	IntervalMonths *int32 `json:"intervalMonths,omitempty"`
+
+	// Specifies on which week of the month the dayOfWeek applies.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	WeekIndex *Type `json:"weekIndex,omitempty"`
+}
+
+// For schedules like: 'recur every month on the first Monday' or 'recur every 3 months on last Friday'.
+type RelativeMonthlySchedule_STATUS struct {
+	// Specifies on which day of the week the maintenance occurs.
+	DayOfWeek *string `json:"dayOfWeek,omitempty"`
+
+	// Specifies the number of months between each set of occurrences.
+	IntervalMonths *int32 `json:"intervalMonths,omitempty"`
+
+	// Specifies on which week of the month the dayOfWeek applies.
+	WeekIndex *string `json:"weekIndex,omitempty"`
+}
+
 // A reference to an Azure resource.
 type ResourceReference struct {
 	// The fully qualified Azure resource id.
@@ -2763,6 +2952,40 @@ type ResourceReference struct {
 type ResourceReference_STATUS struct {
 	// The fully qualified Azure resource id.
 	Id *string `json:"id,omitempty"`
+}
+
+// One and only one of the schedule types should be specified. Choose either 'daily', 'weekly', 'absoluteMonthly' or 'relativeMonthly' for your maintenance schedule.
+type Schedule struct {
+	// For schedules like: 'recur every month on the 15th' or 'recur every 3 months on the 20th'.
+	// +optional
+	AbsoluteMonthly *AbsoluteMonthlySchedule `json:"absoluteMonthly,omitempty"`
+
+	// For schedules like: 'recur every day' or 'recur every 3 days'.
+	// +optional
+	Daily *DailySchedule `json:"daily,omitempty"`
+
+	// For schedules like: 'recur every month on the first Monday' or 'recur every 3 months on last Friday'.
+	// +optional
+	RelativeMonthly *RelativeMonthlySchedule `json:"relativeMonthly,omitempty"`
+
+	// For schedules like: 'recur every Monday' or 'recur every 3 weeks on Wednesday'.
+	// +optional
+	Weekly *WeeklySchedule `json:"weekly,omitempty"`
+}
+
+// One and only one of the schedule types should be specified. Choose either 'daily', 'weekly', 'absoluteMonthly' or 'relativeMonthly' for your maintenance schedule.
+type Schedule_STATUS struct {
+	// For schedules like: 'recur every month on the 15th' or 'recur every 3 months on the 20th'.
+	AbsoluteMonthly *AbsoluteMonthlySchedule_STATUS `json:"absoluteMonthly,omitempty"`
+
+	// For schedules like: 'recur every day' or 'recur every 3 days'.
+	Daily *DailySchedule_STATUS `json:"daily,omitempty"`
+
+	// For schedules like: 'recur every month on the first Monday' or 'recur every 3 months on last Friday'.
+	RelativeMonthly *RelativeMonthlySchedule_STATUS `json:"relativeMonthly,omitempty"`
+
+	// For schedules like: 'recur every Monday' or 'recur every 3 weeks on Wednesday'.
+	Weekly *WeeklySchedule_STATUS `json:"weekly,omitempty"`
 }
 
 // Service mesh profile for a managed cluster.
@@ -3016,6 +3239,46 @@ type SystemData_STATUS struct {
 	LastModifiedByType *string `json:"lastModifiedByType,omitempty"`
 }
 
+// Time in a week.
+type TimeInWeek struct {
+	// The day of the week.
+	// +optional
+	Day *WeekDay `json:"day,omitempty"`
+
+	// Each integer hour represents a time range beginning at 0m after the hour ending at the next hour (non-inclusive). 0 corresponds to 00:00 UTC, 23 corresponds to 23:00 UTC. Specifying [0, 1] means the 00:00 - 02:00 UTC time range.
+	// +optional
+	HourSlots []int32 `json:"hourSlots,omitempty"`
+}
+
+// Time in a week.
+type TimeInWeek_STATUS struct {
+	// The day of the week.
+	Day *string `json:"day,omitempty"`
+
+	// Each integer hour represents a time range beginning at 0m after the hour ending at the next hour (non-inclusive). 0 corresponds to 00:00 UTC, 23 corresponds to 23:00 UTC. Specifying [0, 1] means the 00:00 - 02:00 UTC time range.
+	HourSlots []int32 `json:"hourSlots,omitempty"`
+}
+
+// For example, between 2021-05-25T13:00:00Z and 2021-05-25T14:00:00Z.
+type TimeSpan struct {
+	// The end of a time span
+	// +optional
+	End *string `json:"end,omitempty"`
+
+	// The start of a time span
+	// +optional
+	Start *string `json:"start,omitempty"`
+}
+
+// For example, between 2021-05-25T13:00:00Z and 2021-05-25T14:00:00Z.
+type TimeSpan_STATUS struct {
+	// The end of a time span
+	End *string `json:"end,omitempty"`
+
+	// The start of a time span
+	Start *string `json:"start,omitempty"`
+}
+
 // Settings for overrides when upgrading a cluster.
 type UpgradeOverrideSettings struct {
 	// Whether to force upgrade the cluster. Note that this option instructs upgrade operation to bypass upgrade protections such as checking for deprecated API usage. Enable this option only with caution.
@@ -3064,6 +3327,32 @@ type UserAssignedIdentity_STATUS struct {
 
 	// The resource ID of the user assigned identity.
 	ResourceId *string `json:"resourceId,omitempty"`
+}
+
+// For schedules like: 'recur every Monday' or 'recur every 3 weeks on Wednesday'.
+type WeeklySchedule struct {
+	// Specifies on which day of the week the maintenance occurs.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	DayOfWeek *WeekDay `json:"dayOfWeek,omitempty"`
+
+	// Specifies the number of weeks between each set of occurrences.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4
+	IntervalWeeks *int32 `json:"intervalWeeks,omitempty"`
+}
+
+// For schedules like: 'recur every Monday' or 'recur every 3 weeks on Wednesday'.
+type WeeklySchedule_STATUS struct {
+	// Specifies on which day of the week the maintenance occurs.
+	DayOfWeek *string `json:"dayOfWeek,omitempty"`
+
+	// Specifies the number of weeks between each set of occurrences.
+	IntervalWeeks *int32 `json:"intervalWeeks,omitempty"`
 }
 
 // Windows gMSA Profile in the managed cluster.

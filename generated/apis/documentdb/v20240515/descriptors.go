@@ -1497,6 +1497,1209 @@ var DatabaseAccountsSqlDatabasesContainerDescriptor = descriptor.Descriptor{
 	Version: "v20240515",
 }
 
+// DatabaseAccountsSqlDatabasesContainersStoredProcedureDescriptor describes DatabaseAccountsSqlDatabasesContainersStoredProcedure to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlDatabasesContainersStoredProcedureDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsSqlDatabasesContainersStoredProcedure",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/storedProcedures"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "storedProcedureName",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccountsSqlDatabasesContainer",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/storedProcedures/{storedProcedureName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings", "maxThroughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "throughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "body"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "id"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
+// DatabaseAccountsSqlDatabasesContainersThroughputSettingDescriptor describes DatabaseAccountsSqlDatabasesContainersThroughputSetting to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlDatabasesContainersThroughputSettingDescriptor = descriptor.Descriptor{
+	APIVersion: "2024-05-15",
+	ARMType:    "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/throughputSettings",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "migrateToAutoscale",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/throughputSettings/default/migrateToAutoscale",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+		{
+			LongRunning: true,
+			Name:        "migrateToManualThroughput",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/throughputSettings/default/migrateToManualThroughput",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+	},
+	Group:        "documentdb.azure.armature.dev",
+	Kind:         "DatabaseAccountsSqlDatabasesContainersThroughputSetting",
+	LongRunning:  []descriptor.LRO{{Verb: "PUT"}},
+	OwnerARMType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+	OwnerGroup:   "documentdb.azure.armature.dev",
+	OwnerKind:    "DatabaseAccountsSqlDatabasesContainer",
+	PathTemplate: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/throughputSettings/default",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "minimumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "offerReplacePending"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20240515",
+}
+
+// DatabaseAccountsSqlDatabasesContainersTriggerDescriptor describes DatabaseAccountsSqlDatabasesContainersTrigger to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlDatabasesContainersTriggerDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsSqlDatabasesContainersTrigger",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/triggers"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "triggerName",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccountsSqlDatabasesContainer",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/triggers/{triggerName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings", "maxThroughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "throughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "body"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "id"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "triggerOperation"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "triggerType"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
+// DatabaseAccountsSqlDatabasesContainersUserDefinedFunctionDescriptor describes DatabaseAccountsSqlDatabasesContainersUserDefinedFunction to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlDatabasesContainersUserDefinedFunctionDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsSqlDatabasesContainersUserDefinedFunction",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/userDefinedFunctions"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "userDefinedFunctionName",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccountsSqlDatabasesContainer",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/containers/{containerName}/userDefinedFunctions/{userDefinedFunctionName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings", "maxThroughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.WriteOnly,
+			Path:  descriptor.Path{"properties", "options", "throughput"},
+			Rule:  "in the PUT body, never returned by GET",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "body"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "id"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
+// DatabaseAccountsSqlDatabasesThroughputSettingDescriptor describes DatabaseAccountsSqlDatabasesThroughputSetting to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlDatabasesThroughputSettingDescriptor = descriptor.Descriptor{
+	APIVersion: "2024-05-15",
+	ARMType:    "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/throughputSettings",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "migrateToAutoscale",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/throughputSettings/default/migrateToAutoscale",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+		{
+			LongRunning: true,
+			Name:        "migrateToManualThroughput",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/throughputSettings/default/migrateToManualThroughput",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+	},
+	Group:        "documentdb.azure.armature.dev",
+	Kind:         "DatabaseAccountsSqlDatabasesThroughputSetting",
+	LongRunning:  []descriptor.LRO{{Verb: "PUT"}},
+	OwnerARMType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases",
+	OwnerGroup:   "documentdb.azure.armature.dev",
+	OwnerKind:    "DatabaseAccountsSqlDatabase",
+	PathTemplate: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlDatabases/{databaseName}/throughputSettings/default",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "minimumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "offerReplacePending"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20240515",
+}
+
+// DatabaseAccountsSqlRoleAssignmentDescriptor describes DatabaseAccountsSqlRoleAssignment to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsSqlRoleAssignmentDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsSqlRoleAssignment",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlRoleAssignments"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "roleAssignmentId",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccount",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/sqlRoleAssignments/{roleAssignmentId}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "principalId"},
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_sql_role_assignment.principal_id ForceNew (internal/services/cosmos/cosmosdb_sql_role_assignment_resource.go:63)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "roleDefinitionId"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "scope"},
+			Rule:  "terraform: Azure cannot update it in place: azurerm_cosmosdb_sql_role_assignment.scope ForceNew (internal/services/cosmos/cosmosdb_sql_role_assignment_resource.go:70)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
 // DefaultsFor returns the configured defaults of a kind of this package: spec
 // property paths (as in the Descriptor) to JSON values, which the defaulting
 // webhook sets where a spec leaves them out. It returns nil for a kind without
@@ -1511,5 +2714,11 @@ func Descriptors() []*descriptor.Descriptor {
 		&DatabaseAccountDescriptor,
 		&DatabaseAccountsSqlDatabaseDescriptor,
 		&DatabaseAccountsSqlDatabasesContainerDescriptor,
+		&DatabaseAccountsSqlDatabasesContainersStoredProcedureDescriptor,
+		&DatabaseAccountsSqlDatabasesContainersThroughputSettingDescriptor,
+		&DatabaseAccountsSqlDatabasesContainersTriggerDescriptor,
+		&DatabaseAccountsSqlDatabasesContainersUserDefinedFunctionDescriptor,
+		&DatabaseAccountsSqlDatabasesThroughputSettingDescriptor,
+		&DatabaseAccountsSqlRoleAssignmentDescriptor,
 	}
 }

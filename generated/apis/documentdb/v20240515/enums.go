@@ -252,3 +252,26 @@ const (
 	SpatialType_Point        SpatialType = "Point"
 	SpatialType_Polygon      SpatialType = "Polygon"
 )
+
+// The operation the trigger is associated with
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type TriggerOperation string
+
+// Values of TriggerOperation.
+const (
+	TriggerOperation_All     TriggerOperation = "All"
+	TriggerOperation_Create  TriggerOperation = "Create"
+	TriggerOperation_Delete  TriggerOperation = "Delete"
+	TriggerOperation_Replace TriggerOperation = "Replace"
+	TriggerOperation_Update  TriggerOperation = "Update"
+)
+
+// Type of the Trigger
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type TriggerType string
+
+// Values of TriggerType.
+const (
+	TriggerType_Post TriggerType = "Post"
+	TriggerType_Pre  TriggerType = "Pre"
+)

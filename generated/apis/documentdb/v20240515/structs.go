@@ -36,11 +36,49 @@ type ApiProperties_STATUS struct {
 	ServerVersion *string `json:"serverVersion,omitempty"`
 }
 
+// Cosmos DB resource auto-upgrade policy
+type AutoUpgradePolicyResource struct {
+	// Represents throughput policy which service must adhere to for auto-upgrade
+	// +optional
+	ThroughputPolicy *ThroughputPolicyResource `json:"throughputPolicy,omitempty"`
+}
+
+// Cosmos DB resource auto-upgrade policy
+type AutoUpgradePolicyResource_STATUS struct {
+	// Represents throughput policy which service must adhere to for auto-upgrade
+	ThroughputPolicy *ThroughputPolicyResource_STATUS `json:"throughputPolicy,omitempty"`
+}
+
 // AutoscaleSettings is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/AutoscaleSettings.
 type AutoscaleSettings struct {
 	// Represents maximum throughput, the resource can scale up to.
 	// +optional
 	MaxThroughput *int64 `json:"maxThroughput,omitempty"`
+}
+
+// Cosmos DB provisioned throughput settings object
+type AutoscaleSettingsResource struct {
+	// Cosmos DB resource auto-upgrade policy
+	// +optional
+	AutoUpgradePolicy *AutoUpgradePolicyResource `json:"autoUpgradePolicy,omitempty"`
+
+	// Represents maximum throughput container can scale up to.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	MaxThroughput *int64 `json:"maxThroughput,omitempty"`
+}
+
+// Cosmos DB provisioned throughput settings object
+type AutoscaleSettingsResource_STATUS struct {
+	// Cosmos DB resource auto-upgrade policy
+	AutoUpgradePolicy *AutoUpgradePolicyResource_STATUS `json:"autoUpgradePolicy,omitempty"`
+
+	// Represents maximum throughput container can scale up to.
+	MaxThroughput *int64 `json:"maxThroughput,omitempty"`
+
+	// Represents target maximum throughput container can scale up to once offer is no longer in pending state.
+	TargetMaxThroughput *int64 `json:"targetMaxThroughput,omitempty"`
 }
 
 // AutoscaleSettings_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/AutoscaleSettings.
@@ -1287,6 +1325,194 @@ type SqlDatabaseResource struct {
 	RestoreParameters *ResourceRestoreParameters `json:"restoreParameters,omitempty"`
 }
 
+// Azure Cosmos DB SQL Role Assignment resource object.
+type SqlRoleAssignmentResource struct {
+	// The unique identifier for the associated AAD principal in the AAD graph to which access is being granted through this Role Assignment. Tenant ID for the principal is inferred using the tenant associated with the subscription.
+	// +optional
+	PrincipalId *string `json:"principalId,omitempty"`
+
+	// The unique identifier for the associated Role Definition.
+	// +optional
+	RoleDefinitionId *string `json:"roleDefinitionId,omitempty"`
+
+	// The data plane resource path for which access is being granted through this Role Assignment.
+	// +optional
+	Scope *string `json:"scope,omitempty"`
+}
+
+// Azure Cosmos DB SQL Role Assignment resource object.
+type SqlRoleAssignmentResource_STATUS struct {
+	// The unique identifier for the associated AAD principal in the AAD graph to which access is being granted through this Role Assignment. Tenant ID for the principal is inferred using the tenant associated with the subscription.
+	PrincipalId *string `json:"principalId,omitempty"`
+
+	// The unique identifier for the associated Role Definition.
+	RoleDefinitionId *string `json:"roleDefinitionId,omitempty"`
+
+	// The data plane resource path for which access is being granted through this Role Assignment.
+	Scope *string `json:"scope,omitempty"`
+}
+
+// Properties to create and update Azure Cosmos DB storedProcedure.
+type SqlStoredProcedureCreateUpdateProperties struct {
+	// A key-value pair of options to be applied for the request. This corresponds to the headers sent with the request.
+	// +optional
+	Options *CreateUpdateOptions `json:"options,omitempty"`
+
+	// The standard JSON format of a storedProcedure
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *SqlStoredProcedureResource `json:"resource,omitempty"`
+}
+
+// SqlStoredProcedureGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/SqlStoredProcedureGetProperties/properties/resource.
+type SqlStoredProcedureGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Body of the Stored Procedure
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL storedProcedure
+	Id *string `json:"id,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB StoredProcedure
+type SqlStoredProcedureGetProperties_STATUS struct {
+	Resource *SqlStoredProcedureGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB SQL storedProcedure resource object
+type SqlStoredProcedureResource struct {
+	// Body of the Stored Procedure
+	// +optional
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL storedProcedure
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+}
+
+// Properties to create and update Azure Cosmos DB trigger.
+type SqlTriggerCreateUpdateProperties struct {
+	// A key-value pair of options to be applied for the request. This corresponds to the headers sent with the request.
+	// +optional
+	Options *CreateUpdateOptions `json:"options,omitempty"`
+
+	// The standard JSON format of a trigger
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *SqlTriggerResource `json:"resource,omitempty"`
+}
+
+// SqlTriggerGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/SqlTriggerGetProperties/properties/resource.
+type SqlTriggerGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Body of the Trigger
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL trigger
+	Id *string `json:"id,omitempty"`
+
+	// The operation the trigger is associated with
+	TriggerOperation *string `json:"triggerOperation,omitempty"`
+
+	// Type of the Trigger
+	TriggerType *string `json:"triggerType,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB trigger
+type SqlTriggerGetProperties_STATUS struct {
+	Resource *SqlTriggerGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB SQL trigger resource object
+type SqlTriggerResource struct {
+	// Body of the Trigger
+	// +optional
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL trigger
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+
+	// The operation the trigger is associated with
+	// +optional
+	TriggerOperation *TriggerOperation `json:"triggerOperation,omitempty"`
+
+	// Type of the Trigger
+	// +optional
+	TriggerType *TriggerType `json:"triggerType,omitempty"`
+}
+
+// Properties to create and update Azure Cosmos DB userDefinedFunction.
+type SqlUserDefinedFunctionCreateUpdateProperties struct {
+	// A key-value pair of options to be applied for the request. This corresponds to the headers sent with the request.
+	// +optional
+	Options *CreateUpdateOptions `json:"options,omitempty"`
+
+	// The standard JSON format of a userDefinedFunction
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *SqlUserDefinedFunctionResource `json:"resource,omitempty"`
+}
+
+// SqlUserDefinedFunctionGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/SqlUserDefinedFunctionGetProperties/properties/resource.
+type SqlUserDefinedFunctionGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Body of the User Defined Function
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL userDefinedFunction
+	Id *string `json:"id,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB userDefinedFunction
+type SqlUserDefinedFunctionGetProperties_STATUS struct {
+	Resource *SqlUserDefinedFunctionGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB SQL userDefinedFunction resource object
+type SqlUserDefinedFunctionResource struct {
+	// Body of the User Defined Function
+	// +optional
+	Body *string `json:"body,omitempty"`
+
+	// Name of the Cosmos DB SQL userDefinedFunction
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+}
+
 // Metadata pertaining to creation and last modification of the resource.
 type SystemData_STATUS struct {
 	// The timestamp of resource creation (UTC).
@@ -1306,6 +1532,81 @@ type SystemData_STATUS struct {
 
 	// The type of identity that last modified the resource.
 	LastModifiedByType *string `json:"lastModifiedByType,omitempty"`
+}
+
+// Cosmos DB resource throughput policy
+type ThroughputPolicyResource struct {
+	// Represents the percentage by which throughput can increase every time throughput policy kicks in.
+	// +optional
+	IncrementPercent *int64 `json:"incrementPercent,omitempty"`
+
+	// Determines whether the ThroughputPolicy is active or not
+	// +optional
+	IsEnabled *bool `json:"isEnabled,omitempty"`
+}
+
+// Cosmos DB resource throughput policy
+type ThroughputPolicyResource_STATUS struct {
+	// Represents the percentage by which throughput can increase every time throughput policy kicks in.
+	IncrementPercent *int64 `json:"incrementPercent,omitempty"`
+
+	// Determines whether the ThroughputPolicy is active or not
+	IsEnabled *bool `json:"isEnabled,omitempty"`
+}
+
+// ThroughputSettingsGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetProperties/properties/resource.
+type ThroughputSettingsGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Cosmos DB resource for autoscale settings. Either throughput is required or autoscaleSettings is required, but not both.
+	AutoscaleSettings *AutoscaleSettingsResource_STATUS `json:"autoscaleSettings,omitempty"`
+
+	// The offer throughput value to instantly scale up without triggering splits
+	InstantMaximumThroughput *string `json:"instantMaximumThroughput,omitempty"`
+
+	// The minimum throughput of the resource
+	MinimumThroughput *string `json:"minimumThroughput,omitempty"`
+
+	// The throughput replace is pending
+	OfferReplacePending *string `json:"offerReplacePending,omitempty"`
+
+	// The maximum throughput value or the maximum maxThroughput value (for autoscale) that can be specified
+	SoftAllowedMaximumThroughput *string `json:"softAllowedMaximumThroughput,omitempty"`
+
+	// Value of the Cosmos DB resource throughput. Either throughput is required or autoscaleSettings is required, but not both.
+	Throughput *int64 `json:"throughput,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB resource throughput
+type ThroughputSettingsGetProperties_STATUS struct {
+	Resource *ThroughputSettingsGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB resource throughput object. Either throughput is required or autoscaleSettings is required, but not both.
+type ThroughputSettingsResource struct {
+	// Cosmos DB resource for autoscale settings. Either throughput is required or autoscaleSettings is required, but not both.
+	// +optional
+	AutoscaleSettings *AutoscaleSettingsResource `json:"autoscaleSettings,omitempty"`
+
+	// Value of the Cosmos DB resource throughput. Either throughput is required or autoscaleSettings is required, but not both.
+	// +optional
+	Throughput *int64 `json:"throughput,omitempty"`
+}
+
+// Properties to update Azure Cosmos DB resource throughput.
+type ThroughputSettingsUpdateProperties struct {
+	// The standard JSON format of a resource throughput
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *ThroughputSettingsResource `json:"resource,omitempty"`
 }
 
 // The unique key on that enforces uniqueness constraint on documents in the collection in the Azure Cosmos DB service.

@@ -3275,6 +3275,9 @@ type InboundNatRule struct {
 	// +optional
 	Id *string `json:"id,omitempty"`
 
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md). Kinds: network.azure.armature.dev/LoadBalancersInboundNatRule.
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+
 	// The name of the resource that is unique within the set of inbound NAT rules used by the load balancer. This name can be used to access the resource.
 	// +optional
 	Name *string `json:"name,omitempty"`

@@ -8,6 +8,59 @@ import descriptor "github.com/armature-dev/armature/runtime/descriptor"
 var NamespaceDescriptor = descriptor.Descriptor{
 	APIVersion: "2021-11-01",
 	ARMType:    "Microsoft.ServiceBus/namespaces",
+	Actions: []descriptor.Action{
+		{
+			Name: "disasterRecoveryConfigs/{alias}/authorizationRules/{authorizationRuleName}/listKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/disasterRecoveryConfigs/{alias}/authorizationRules/{authorizationRuleName}/listKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+	},
 	EmbeddedChildren: []descriptor.EmbeddedChild{
 		{
 			ARMType: "Microsoft.ServiceBus/namespaces/privateEndpointConnections",
@@ -370,6 +423,227 @@ var NamespaceDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// NamespacesAuthorizationRuleDescriptor describes NamespacesAuthorizationRule to the reconciler, the webhook and the ARM emulator.
+var NamespacesAuthorizationRuleDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.ServiceBus/namespaces/AuthorizationRules",
+	Actions: []descriptor.Action{
+		{
+			Name: "listKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/AuthorizationRules/{authorizationRuleName}/listKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+		{
+			Name: "regenerateKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/AuthorizationRules/{authorizationRuleName}/regenerateKeys",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: descriptor.Path{"key"},
+						Type: "string",
+					},
+					{
+						Enum:     []string{"PrimaryKey", "SecondaryKey"},
+						Path:     descriptor.Path{"keyType"},
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/RegenerateAccessKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+	},
+	Group:         "servicebus.azure.armature.dev",
+	Kind:          "NamespacesAuthorizationRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/AuthorizationRules"},
+	NameMaxLength: 50,
+	NameMinLength: 1,
+	NameParameter: "authorizationRuleName",
+	OwnerARMType:  "Microsoft.ServiceBus/namespaces",
+	OwnerGroup:    "servicebus.azure.armature.dev",
+	OwnerKind:     "Namespace",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/AuthorizationRules/{authorizationRuleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "rights"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "array",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
 // NamespacesQueueDescriptor describes NamespacesQueue to the reconciler, the webhook and the ARM emulator.
 var NamespacesQueueDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -670,6 +944,227 @@ var NamespacesQueueDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// NamespacesQueuesAuthorizationRuleDescriptor describes NamespacesQueuesAuthorizationRule to the reconciler, the webhook and the ARM emulator.
+var NamespacesQueuesAuthorizationRuleDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.ServiceBus/namespaces/queues/authorizationRules",
+	Actions: []descriptor.Action{
+		{
+			Name: "ListKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/queues/{queueName}/authorizationRules/{authorizationRuleName}/ListKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+		{
+			Name: "regenerateKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/queues/{queueName}/authorizationRules/{authorizationRuleName}/regenerateKeys",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: descriptor.Path{"key"},
+						Type: "string",
+					},
+					{
+						Enum:     []string{"PrimaryKey", "SecondaryKey"},
+						Path:     descriptor.Path{"keyType"},
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/RegenerateAccessKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+	},
+	Group:         "servicebus.azure.armature.dev",
+	Kind:          "NamespacesQueuesAuthorizationRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/queues/{queueName}/authorizationRules"},
+	NameMaxLength: 50,
+	NameMinLength: 1,
+	NameParameter: "authorizationRuleName",
+	OwnerARMType:  "Microsoft.ServiceBus/namespaces/queues",
+	OwnerGroup:    "servicebus.azure.armature.dev",
+	OwnerKind:     "NamespacesQueue",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/queues/{queueName}/authorizationRules/{authorizationRuleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "rights"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "array",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
 // NamespacesTopicDescriptor describes NamespacesTopic to the reconciler, the webhook and the ARM emulator.
 var NamespacesTopicDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -932,6 +1427,227 @@ var NamespacesTopicDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"properties", "supportOrdering"},
 		},
 	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
+// NamespacesTopicsAuthorizationRuleDescriptor describes NamespacesTopicsAuthorizationRule to the reconciler, the webhook and the ARM emulator.
+var NamespacesTopicsAuthorizationRuleDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.ServiceBus/namespaces/topics/authorizationRules",
+	Actions: []descriptor.Action{
+		{
+			Name: "ListKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/authorizationRules/{authorizationRuleName}/ListKeys",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+		{
+			Name: "regenerateKeys",
+			Path: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/authorizationRules/{authorizationRuleName}/regenerateKeys",
+			Request: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path: descriptor.Path{"key"},
+						Type: "string",
+					},
+					{
+						Enum:     []string{"PrimaryKey", "SecondaryKey"},
+						Path:     descriptor.Path{"keyType"},
+						Required: true,
+						Type:     "string",
+					},
+				},
+				Required: true,
+				Schema:   "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/RegenerateAccessKeyParameters",
+			},
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"aliasPrimaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"aliasSecondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"keyName"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"primaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryConnectionString"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"secondaryKey"},
+						ReadOnly: true,
+						Secret:   true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/servicebus/resource-manager/Microsoft.ServiceBus/stable/2021-11-01/AuthorizationRules.json#/definitions/AccessKeys",
+			},
+		},
+	},
+	Group:         "servicebus.azure.armature.dev",
+	Kind:          "NamespacesTopicsAuthorizationRule",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/authorizationRules"},
+	NameMaxLength: 50,
+	NameMinLength: 1,
+	NameParameter: "authorizationRuleName",
+	OwnerARMType:  "Microsoft.ServiceBus/namespaces/topics",
+	OwnerGroup:    "servicebus.azure.armature.dev",
+	OwnerKind:     "NamespacesTopic",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ServiceBus/namespaces/{namespaceName}/topics/{topicName}/authorizationRules/{authorizationRuleName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "rights"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "array",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "createdByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedAt"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedBy"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"systemData", "lastModifiedByType"},
+			Rule:  "inside readOnly systemData",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20211101",
 }
@@ -1476,8 +2192,11 @@ func DefaultsFor(kind string) map[string]string {
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
 		&NamespaceDescriptor,
+		&NamespacesAuthorizationRuleDescriptor,
 		&NamespacesQueueDescriptor,
+		&NamespacesQueuesAuthorizationRuleDescriptor,
 		&NamespacesTopicDescriptor,
+		&NamespacesTopicsAuthorizationRuleDescriptor,
 		&NamespacesTopicsSubscriptionDescriptor,
 		&NamespacesTopicsSubscriptionsRuleDescriptor,
 	}

@@ -2,6 +2,17 @@
 
 package v20211101
 
+// AccessRights is an ARM enum.
+// +kubebuilder:validation:Enum="Listen";"Manage";"Send"
+type AccessRights string
+
+// Values of AccessRights.
+const (
+	AccessRights_Listen AccessRights = "Listen"
+	AccessRights_Manage AccessRights = "Manage"
+	AccessRights_Send   AccessRights = "Send"
+)
+
 // Provisioning state of the Private Endpoint Connection.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type EndPointProvisioningState string

@@ -234,6 +234,21 @@ type MessageCountDetails_STATUS struct {
 	TransferMessageCount *int64 `json:"transferMessageCount,omitempty"`
 }
 
+// AuthorizationRule properties.
+type NamespacesAuthorizationRuleProperties struct {
+	// The rights associated with the rule.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Rights []AccessRights `json:"rights,omitempty"`
+}
+
+// AuthorizationRule properties.
+type NamespacesAuthorizationRuleProperties_STATUS struct {
+	// The rights associated with the rule.
+	Rights []string `json:"rights,omitempty"`
+}
+
 // PrivateEndpoint information.
 type PrivateEndpoint struct {
 	// The ARM identifier for Private Endpoint.

@@ -3188,6 +3188,107 @@ var ServersElasticPoolDescriptor = descriptor.Descriptor{
 	Version: "v20211101",
 }
 
+// ServersEncryptionProtectorDescriptor describes ServersEncryptionProtector to the reconciler, the webhook and the ARM emulator.
+var ServersEncryptionProtectorDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.Sql/servers/encryptionProtector",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "revalidate",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/encryptionProtector/{encryptionProtectorName}/revalidate",
+		},
+	},
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersEncryptionProtector",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/encryptionProtector"},
+	LongRunning:   []descriptor.LRO{{Verb: "PUT"}},
+	NameParameter: "encryptionProtectorName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/encryptionProtector/{encryptionProtectorName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"kind"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "autoRotationEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "serverKeyName"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "serverKeyType"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "subregion"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "thumbprint"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "uri"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "current",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20211101",
+}
+
 // ServersExtendedAuditingSettingDescriptor describes ServersExtendedAuditingSetting to the reconciler, the webhook and the ARM emulator.
 var ServersExtendedAuditingSettingDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -3329,6 +3430,382 @@ var ServersExtendedAuditingSettingDescriptor = descriptor.Descriptor{
 	Version:   "v20211101",
 }
 
+// ServersFailoverGroupDescriptor describes ServersFailoverGroup to the reconciler, the webhook and the ARM emulator.
+var ServersFailoverGroupDescriptor = descriptor.Descriptor{
+	APIVersion: "2021-11-01",
+	ARMType:    "Microsoft.Sql/servers/failoverGroups",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "failover",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/failoverGroups/{failoverGroupName}/failover",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"location"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "databases"},
+						Type: "array",
+					},
+					{
+						Format: "arm-id",
+						Path:   descriptor.Path{"properties", "databases", descriptor.Items},
+						Type:   "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "partnerServers"},
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: descriptor.Path{"properties", "partnerServers", descriptor.Items},
+						Type: "object",
+					},
+					{
+						Format:   "arm-id",
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "id"},
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "location"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Primary", "Secondary"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "replicationRole"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "readOnlyEndpoint"},
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Disabled", "Enabled"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "readOnlyEndpoint", "failoverPolicy"},
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "readWriteEndpoint"},
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Enum:     []string{"Automatic", "Manual"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "readWriteEndpoint", "failoverPolicy"},
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   descriptor.Path{"properties", "readWriteEndpoint", "failoverWithDataLossGracePeriodMinutes"},
+						Type:   "integer",
+					},
+					{
+						Enum:     []string{"Primary", "Secondary"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "replicationRole"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "replicationState"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/sql/resource-manager/Microsoft.Sql/stable/2021-11-01/FailoverGroups.json#/definitions/FailoverGroup",
+			},
+		},
+		{
+			LongRunning: true,
+			Name:        "forceFailoverAllowDataLoss",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/failoverGroups/{failoverGroupName}/forceFailoverAllowDataLoss",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"location"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "databases"},
+						Type: "array",
+					},
+					{
+						Format: "arm-id",
+						Path:   descriptor.Path{"properties", "databases", descriptor.Items},
+						Type:   "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "partnerServers"},
+						Required: true,
+						Type:     "array",
+					},
+					{
+						Path: descriptor.Path{"properties", "partnerServers", descriptor.Items},
+						Type: "object",
+					},
+					{
+						Format:   "arm-id",
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "id"},
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "location"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Enum:     []string{"Primary", "Secondary"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "replicationRole"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "readOnlyEndpoint"},
+						Type: "object",
+					},
+					{
+						Enum:     []string{"Disabled", "Enabled"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "readOnlyEndpoint", "failoverPolicy"},
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "readWriteEndpoint"},
+						Required: true,
+						Type:     "object",
+					},
+					{
+						Enum:     []string{"Automatic", "Manual"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "readWriteEndpoint", "failoverPolicy"},
+						Required: true,
+						Type:     "string",
+					},
+					{
+						Format: "int32",
+						Path:   descriptor.Path{"properties", "readWriteEndpoint", "failoverWithDataLossGracePeriodMinutes"},
+						Type:   "integer",
+					},
+					{
+						Enum:     []string{"Primary", "Secondary"},
+						EnumOpen: true,
+						Path:     descriptor.Path{"properties", "replicationRole"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "replicationState"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/sql/resource-manager/Microsoft.Sql/stable/2021-11-01/FailoverGroups.json#/definitions/FailoverGroup",
+			},
+		},
+	},
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersFailoverGroup",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/failoverGroups"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PATCH"}, {Verb: "PUT"}},
+	NameParameter: "failoverGroupName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/failoverGroups/{failoverGroupName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "databases"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "array",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "partnerServers"},
+			Required: true,
+			Rule:     "terraform: Azure updates it in place: azurerm_mssql_failover_group.partner_server updated in place (internal/services/mssql/mssql_failover_group_resource.go:83)",
+			Type:     "array",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "id"},
+			Required: true,
+			Rule:     "terraform: Azure updates it in place: azurerm_mssql_failover_group.partner_server.id updated in place (internal/services/mssql/mssql_failover_group_resource.go:89)",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "partnerServers", descriptor.Items, "location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "partnerServers", descriptor.Items, "replicationRole"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "readOnlyEndpoint"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "readOnlyEndpoint", "failoverPolicy"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "readWriteEndpoint"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "readWriteEndpoint", "failoverPolicy"},
+			Required: true,
+			Rule:     "in the PUT body and the PATCH body",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "readWriteEndpoint", "failoverWithDataLossGracePeriodMinutes"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "replicationRole"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "replicationState"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body and the PATCH body",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	References: []descriptor.Reference{
+		{
+			Path:     descriptor.Path{"properties", "partnerServers", descriptor.Items, "id"},
+			Required: true,
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
+	Version: "v20211101",
+}
+
 // ServersFirewallRuleDescriptor describes ServersFirewallRule to the reconciler, the webhook and the ARM emulator.
 var ServersFirewallRuleDescriptor = descriptor.Descriptor{
 	APIVersion:    "2021-11-01",
@@ -3447,6 +3924,99 @@ var ServersIpv6FirewallRuleDescriptor = descriptor.Descriptor{
 			Path: descriptor.Path{"name"},
 		},
 	},
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20211101",
+}
+
+// ServersKeyDescriptor describes ServersKey to the reconciler, the webhook and the ARM emulator.
+var ServersKeyDescriptor = descriptor.Descriptor{
+	APIVersion:    "2021-11-01",
+	ARMType:       "Microsoft.Sql/servers/keys",
+	Group:         "sql.azure.armature.dev",
+	Kind:          "ServersKey",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/keys"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "keyName",
+	OwnerARMType:  "Microsoft.Sql/servers",
+	OwnerGroup:    "sql.azure.armature.dev",
+	OwnerKind:     "Server",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Sql/servers/{serverName}/keys/{keyName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"kind"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "autoRotationEnabled"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "creationDate"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.CreateOnly,
+			Path:     descriptor.Path{"properties", "serverKeyType"},
+			Required: true,
+			Rule:     "x-ms-mutability has create but not update",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "subregion"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "thumbprint"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "uri"},
+			Rule:  "x-ms-mutability has create but not update",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
 	Verbs:   []string{"DELETE", "GET", "PUT"},
 	Version: "v20211101",
 }
@@ -3857,9 +4427,12 @@ func Descriptors() []*descriptor.Descriptor {
 		&ServersDatabasesTransparentDataEncryptionDescriptor,
 		&ServersDatabasesVulnerabilityAssessmentDescriptor,
 		&ServersElasticPoolDescriptor,
+		&ServersEncryptionProtectorDescriptor,
 		&ServersExtendedAuditingSettingDescriptor,
+		&ServersFailoverGroupDescriptor,
 		&ServersFirewallRuleDescriptor,
 		&ServersIpv6FirewallRuleDescriptor,
+		&ServersKeyDescriptor,
 		&ServersOutboundFirewallRuleDescriptor,
 		&ServersSecurityAlertPolicyDescriptor,
 		&ServersVirtualNetworkRuleDescriptor,

@@ -151,6 +151,26 @@ const (
 	PrincipalType_User        PrincipalType = "User"
 )
 
+// Failover policy of the read-only endpoint for the failover group.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type ReadOnlyEndpointFailoverPolicy string
+
+// Values of ReadOnlyEndpointFailoverPolicy.
+const (
+	ReadOnlyEndpointFailoverPolicy_Disabled ReadOnlyEndpointFailoverPolicy = "Disabled"
+	ReadOnlyEndpointFailoverPolicy_Enabled  ReadOnlyEndpointFailoverPolicy = "Enabled"
+)
+
+// Failover policy of the read-write endpoint for the failover group. If failoverPolicy is Automatic then failoverWithDataLossGracePeriodMinutes is required.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type ReadWriteEndpointFailoverPolicy string
+
+// Values of ReadWriteEndpointFailoverPolicy.
+const (
+	ReadWriteEndpointFailoverPolicy_Automatic ReadWriteEndpointFailoverPolicy = "Automatic"
+	ReadWriteEndpointFailoverPolicy_Manual    ReadWriteEndpointFailoverPolicy = "Manual"
+)
+
 // The name of the sample schema to apply when creating this database.
 // The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
 type SampleName string
@@ -191,6 +211,16 @@ const (
 	ServerConnectionType_Default  ServerConnectionType = "Default"
 	ServerConnectionType_Proxy    ServerConnectionType = "Proxy"
 	ServerConnectionType_Redirect ServerConnectionType = "Redirect"
+)
+
+// The encryption protector type like 'ServiceManaged', 'AzureKeyVault'.
+// The values below are the known ones; ARM accepts others (x-ms-enum modelAsString).
+type ServerKeyType string
+
+// Values of ServerKeyType.
+const (
+	ServerKeyType_AzureKeyVault  ServerKeyType = "AzureKeyVault"
+	ServerKeyType_ServiceManaged ServerKeyType = "ServiceManaged"
 )
 
 // Whether or not public endpoint access is allowed for this server.  Value is optional but if passed in, must be 'Enabled' or 'Disabled'

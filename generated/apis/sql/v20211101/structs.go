@@ -723,6 +723,44 @@ type ElasticPoolProperties_STATUS struct {
 	ZoneRedundant *bool `json:"zoneRedundant,omitempty"`
 }
 
+// Properties for an encryption protector execution.
+type EncryptionProtectorProperties struct {
+	// Key auto rotation opt-in flag. Either true or false.
+	// +optional
+	AutoRotationEnabled *bool `json:"autoRotationEnabled,omitempty"`
+
+	// The name of the server key.
+	// +optional
+	ServerKeyName *string `json:"serverKeyName,omitempty"`
+
+	// The encryption protector type like 'ServiceManaged', 'AzureKeyVault'.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	ServerKeyType *ServerKeyType `json:"serverKeyType,omitempty"`
+}
+
+// Properties for an encryption protector execution.
+type EncryptionProtectorProperties_STATUS struct {
+	// Key auto rotation opt-in flag. Either true or false.
+	AutoRotationEnabled *bool `json:"autoRotationEnabled,omitempty"`
+
+	// The name of the server key.
+	ServerKeyName *string `json:"serverKeyName,omitempty"`
+
+	// The encryption protector type like 'ServiceManaged', 'AzureKeyVault'.
+	ServerKeyType *string `json:"serverKeyType,omitempty"`
+
+	// Subregion of the encryption protector.
+	Subregion *string `json:"subregion,omitempty"`
+
+	// Thumbprint of the server key.
+	Thumbprint *string `json:"thumbprint,omitempty"`
+
+	// The URI of the server key.
+	Uri *string `json:"uri,omitempty"`
+}
+
 // Properties of an extended database blob auditing policy.
 type ExtendedDatabaseBlobAuditingPolicyProperties struct {
 	// Specifies the Actions-Groups and Actions to audit.
@@ -1206,6 +1244,85 @@ type ExtendedServerBlobAuditingPolicyProperties_STATUS struct {
 	StorageEndpoint *string `json:"storageEndpoint,omitempty"`
 }
 
+// Properties of a failover group.
+type FailoverGroupProperties struct {
+	// List of databases in the failover group.
+	// +optional
+	Databases []string `json:"databases,omitempty"`
+
+	// List of partner server information for the failover group.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	PartnerServers []PartnerInfo `json:"partnerServers,omitempty"`
+
+	// Read-only endpoint of the failover group instance.
+	// +optional
+	ReadOnlyEndpoint *FailoverGroupReadOnlyEndpoint `json:"readOnlyEndpoint,omitempty"`
+
+	// Read-write endpoint of the failover group instance.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	ReadWriteEndpoint *FailoverGroupReadWriteEndpoint `json:"readWriteEndpoint,omitempty"`
+}
+
+// Properties of a failover group.
+type FailoverGroupProperties_STATUS struct {
+	// List of databases in the failover group.
+	Databases []string `json:"databases,omitempty"`
+
+	// List of partner server information for the failover group.
+	PartnerServers []PartnerInfo_STATUS `json:"partnerServers,omitempty"`
+
+	// Read-only endpoint of the failover group instance.
+	ReadOnlyEndpoint *FailoverGroupReadOnlyEndpoint_STATUS `json:"readOnlyEndpoint,omitempty"`
+
+	// Read-write endpoint of the failover group instance.
+	ReadWriteEndpoint *FailoverGroupReadWriteEndpoint_STATUS `json:"readWriteEndpoint,omitempty"`
+
+	// Local replication role of the failover group instance.
+	ReplicationRole *string `json:"replicationRole,omitempty"`
+
+	// Replication state of the failover group instance.
+	ReplicationState *string `json:"replicationState,omitempty"`
+}
+
+// Read-only endpoint of the failover group instance.
+type FailoverGroupReadOnlyEndpoint struct {
+	// Failover policy of the read-only endpoint for the failover group.
+	// +optional
+	FailoverPolicy *ReadOnlyEndpointFailoverPolicy `json:"failoverPolicy,omitempty"`
+}
+
+// Read-only endpoint of the failover group instance.
+type FailoverGroupReadOnlyEndpoint_STATUS struct {
+	// Failover policy of the read-only endpoint for the failover group.
+	FailoverPolicy *string `json:"failoverPolicy,omitempty"`
+}
+
+// Read-write endpoint of the failover group instance.
+type FailoverGroupReadWriteEndpoint struct {
+	// Failover policy of the read-write endpoint for the failover group. If failoverPolicy is Automatic then failoverWithDataLossGracePeriodMinutes is required.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	FailoverPolicy *ReadWriteEndpointFailoverPolicy `json:"failoverPolicy,omitempty"`
+
+	// Grace period before failover with data loss is attempted for the read-write endpoint. If failoverPolicy is Automatic then failoverWithDataLossGracePeriodMinutes is required.
+	// +optional
+	FailoverWithDataLossGracePeriodMinutes *int32 `json:"failoverWithDataLossGracePeriodMinutes,omitempty"`
+}
+
+// Read-write endpoint of the failover group instance.
+type FailoverGroupReadWriteEndpoint_STATUS struct {
+	// Failover policy of the read-write endpoint for the failover group. If failoverPolicy is Automatic then failoverWithDataLossGracePeriodMinutes is required.
+	FailoverPolicy *string `json:"failoverPolicy,omitempty"`
+
+	// Grace period before failover with data loss is attempted for the read-write endpoint. If failoverPolicy is Automatic then failoverWithDataLossGracePeriodMinutes is required.
+	FailoverWithDataLossGracePeriodMinutes *int32 `json:"failoverWithDataLossGracePeriodMinutes,omitempty"`
+}
+
 // The properties of an IPv6 server firewall rule.
 type IPv6ServerFirewallRuleProperties struct {
 	// The end IP address of the firewall rule. Must be IPv6 format. Must be greater than or equal to startIpAddress.
@@ -1230,6 +1347,30 @@ type IPv6ServerFirewallRuleProperties_STATUS struct {
 type OutboundFirewallRuleProperties_STATUS struct {
 	// The state of the outbound rule.
 	ProvisioningState *string `json:"provisioningState,omitempty"`
+}
+
+// Partner server information for the failover group.
+type PartnerInfo struct {
+	// Resource identifier of the partner server.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+
+	// idRef names an object of the operator in this namespace whose ARM id (status.id) is sent as id; set one of the two (docs/references.md).
+	IdRef *core.ObjectReference `json:"idRef,omitempty"`
+}
+
+// Partner server information for the failover group.
+type PartnerInfo_STATUS struct {
+	// Resource identifier of the partner server.
+	Id *string `json:"id,omitempty"`
+
+	// Geo location of the partner server.
+	Location *string `json:"location,omitempty"`
+
+	// Replication role of the partner server.
+	ReplicationRole *string `json:"replicationRole,omitempty"`
 }
 
 // Properties of a private endpoint connection.
@@ -1680,6 +1821,40 @@ type ServerFirewallRuleProperties_STATUS struct {
 
 	// The start IP address of the firewall rule. Must be IPv4 format. Use value '0.0.0.0' for all Azure-internal IP addresses.
 	StartIpAddress *string `json:"startIpAddress,omitempty"`
+}
+
+// Properties for a server key execution.
+type ServerKeyProperties struct {
+	// The server key type like 'ServiceManaged', 'AzureKeyVault'.
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	ServerKeyType *ServerKeyType `json:"serverKeyType,omitempty"`
+
+	// The URI of the server key. If the ServerKeyType is AzureKeyVault, then the URI is required. The AKV URI is required to be in this format: 'https://YourVaultName.vault.azure.net/keys/YourKeyName/YourKeyVersion'
+	// +optional
+	Uri *string `json:"uri,omitempty"`
+}
+
+// Properties for a server key execution.
+type ServerKeyProperties_STATUS struct {
+	// Key auto rotation opt-in flag. Either true or false.
+	AutoRotationEnabled *bool `json:"autoRotationEnabled,omitempty"`
+
+	// The server key creation date.
+	CreationDate *string `json:"creationDate,omitempty"`
+
+	// The server key type like 'ServiceManaged', 'AzureKeyVault'.
+	ServerKeyType *string `json:"serverKeyType,omitempty"`
+
+	// Subregion of the server key.
+	Subregion *string `json:"subregion,omitempty"`
+
+	// Thumbprint of the server key.
+	Thumbprint *string `json:"thumbprint,omitempty"`
+
+	// The URI of the server key. If the ServerKeyType is AzureKeyVault, then the URI is required. The AKV URI is required to be in this format: 'https://YourVaultName.vault.azure.net/keys/YourKeyName/YourKeyVersion'
+	Uri *string `json:"uri,omitempty"`
 }
 
 // A private endpoint connection under a server
