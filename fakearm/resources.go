@@ -237,17 +237,23 @@ func precondition(r *http.Request, existing *resource) *requestError {
 //     #20, #21, Test_Compute_DiskEncryptionSet_CRUD.yaml #24, #25,
 //     Test_Networking_PrivateEndpoint_CRUD.yaml #55–#57,
 //     Test_SQL_Server_CRUD.yaml #143, #144, Test_Web_Site_CRUD.yaml #16);
-//   - a nested resource whose parent resource is missing, also when the
-//     group is gone too: the profile's parentNotFound (recorded per type,
-//     or a provider rule), else ParentResourceNotFound — recorded for 14
-//     types of Microsoft.Sql and Microsoft.Storage
-//     (Test_SQL_Server_CRUD.yaml #145–#156,
-//     Test_Storage_StorageAccount_20220901_CRUD.yaml #35, #36, #38) and ARM's
-//     documented answer
+//   - a nested resource whose group is gone too: 404
+//     ResourceGroupNotFound, the gateway's answer for everything below a
+//     missing group in every go-vcr v2 recording (recorded since 2023:
+//     Test_Compute_VM_20201201_CRUD.yaml #53, Test_Compute_VMSS_20220301_CRUD.yaml #63,
+//     Test_DocumentDB_SQLDatabase_v20231115_CRUD.yaml #125–#131,
+//     Test_SQL_Server_FailoverGroup_CRUD.yaml #35, Test_SQL_Server_v20211101_CRUD.yaml #192, #193),
+//     unless the type's own recordings show another (the profile's
+//     groupNotFound: the v1 recordings of 2021–2022 show
+//     ParentResourceNotFound for 14 types of Microsoft.Sql and
+//     Microsoft.Storage, Test_SQL_Server_CRUD.yaml #145–#156,
+//     Test_Storage_StorageAccount_20220901_CRUD.yaml #35–#38);
+//   - a nested resource whose parent resource is missing in a group that
+//     exists: the profile's parentNotFound (recorded per type, or a
+//     provider rule), else ParentResourceNotFound, ARM's documented answer
 //     (learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-parent-resource);
-//     Network's subnets answer ResourceNotFound naming the parent and
-//     Private DNS's links ResourceGroupNotFound, each from its own
-//     recordings.
+//     Network's subnets answer ResourceNotFound naming the parent, each
+//     from its own recordings.
 func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 	p := d.ParentID(m.id)
 	if p == "" || s.resources[strings.ToLower(p)] != nil {
@@ -277,12 +283,32 @@ func (s *Server) checkParent(m match, d *descriptor.Descriptor) *requestError {
 		return &requestError{status: http.StatusNotFound, code: "ResourceNotFound", gateway: true,
 			message: fmt.Sprintf("The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", pm.route.armType, strings.Join(pm.names, "/"), groupOf(p))}
 	}
+	if g := groupID(p); g != "" && s.resources[strings.ToLower(g)] == nil {
+		// The group is gone too: the gateway answers for it, unless the
+		// type's own recordings show otherwise.
+		if pr := s.profileOf(d); pr != nil && pr.GroupNotFound != nil {
+			return &requestError{status: pr.GroupNotFound.Status, code: pr.GroupNotFound.Code, gateway: pr.GroupNotFound.Gateway,
+				message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
+		}
+		return &requestError{status: http.StatusNotFound, code: "ResourceGroupNotFound", gateway: true, message: fmt.Sprintf("Resource group '%s' could not be found.", groupOf(p))}
+	}
 	if pr := s.profileOf(d); pr != nil && pr.ParentNotFound != nil {
 		return &requestError{status: pr.ParentNotFound.Status, code: pr.ParentNotFound.Code, gateway: pr.ParentNotFound.Gateway,
 			message: fmt.Sprintf("The Resource '%s' was not found: its parent '%s' does not exist.", m.id, p)}
 	}
 	return &requestError{status: http.StatusNotFound, code: "ParentResourceNotFound", gateway: true,
 		message: fmt.Sprintf("Can not perform requested operation on nested resource. Parent resource '%s' not found.", p)}
+}
+
+// groupID returns the resource group id an id is in, or "".
+func groupID(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if strings.EqualFold(segs[i], "resourceGroups") {
+			return "/" + strings.Join(segs[:i+2], "/")
+		}
+	}
+	return ""
 }
 
 // groupOf returns the resource group name of an id, or "".

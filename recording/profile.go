@@ -50,6 +50,13 @@ type Profile struct {
 	// does not exist (its group does): ARM's ParentResourceNotFound unless
 	// a recording shows otherwise (Network's subnets: ResourceNotFound).
 	ParentNotFound *Error `json:"parentNotFound,omitempty"`
+	// GroupNotFound is the error for a nested resource whose resource
+	// group is gone: ARM's gateway answers ResourceGroupNotFound for
+	// everything below a missing group unless the type's own recordings
+	// show otherwise, below a gone group or a deleted parent (recordings
+	// of 2021–2022 show ParentResourceNotFound for Microsoft.Sql and
+	// Microsoft.Storage children; docs/emulator.md).
+	GroupNotFound *Error `json:"groupNotFound,omitempty"`
 	// BeingDeleted is the error of a PUT while the resource is being
 	// deleted.
 	BeingDeleted *Error `json:"beingDeleted,omitempty"`

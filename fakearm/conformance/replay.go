@@ -235,6 +235,8 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 		res.ARMType, res.Served, res.APIVersion = d.ARMType, true, r.served(d)
 	} else if t, v, ok := r.native(st.Path); ok {
 		res.ARMType, res.Served, res.APIVersion = t, true, v
+	} else if d, v, ok := r.action(st); ok {
+		res.ARMType, res.Served, res.APIVersion = d.ARMType, true, v
 	} else {
 		res.ARMType, _ = descriptor.TypeOf(st.Path)
 		res.Why = "type not served"
@@ -330,6 +332,33 @@ func (r *replayer) native(path string) (armType, apiVersion string, ok bool) {
 		}
 	}
 	return t, apiVersion, apiVersion != ""
+}
+
+// action is, for a POST to an action of a served type (a storage account's
+// listKeys), the Descriptor of the resource the action is on and the
+// newest api-version the emulator serves the action at.
+func (r *replayer) action(st Step) (*descriptor.Descriptor, string, bool) {
+	if st.Method != http.MethodPost {
+		return nil, "", false
+	}
+	segs := strings.Split(strings.Trim(st.Path, "/"), "/")
+	for n := 1; n <= 2 && n < len(segs); n++ {
+		d, ok := r.find("/" + strings.Join(segs[:len(segs)-n], "/"))
+		if !ok {
+			continue
+		}
+		name := strings.Join(segs[len(segs)-n:], "/")
+		var best *descriptor.Descriptor
+		for _, o := range r.opts.Descriptors {
+			if _, has := o.Action(name); has && strings.EqualFold(o.ARMType, d.ARMType) && (best == nil || o.APIVersion > best.APIVersion) {
+				best = o
+			}
+		}
+		if best != nil {
+			return best, best.APIVersion, true
+		}
+	}
+	return nil, "", false
 }
 
 // served is the api-version a recorded request is sent with: the newest

@@ -139,6 +139,12 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 		t.ReferenceNotFound = l.providers.referenceNotFoundFor(r.ARMType)
 	}
 	t.ParentNotFound = cmp.Or(pickError(ev.parentNotFound), l.providers.parentNotFoundFor(k))
+	// Below a group that is gone: what the type's recordings show there,
+	// else what they show below a deleted parent (ARM's gateway sees a
+	// deleted group for a while after its deletion ends: the recordings
+	// cannot tell the two apart), else nothing (the gateway's
+	// ResourceGroupNotFound).
+	t.GroupNotFound = cmp.Or(pickError(ev.groupGone), pickError(ev.parentNotFound))
 	t.Name = nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
 	t.Defaults = withExampleDefaults(defaults(k.Table, ev.gets), l.exampleDefaults(k))

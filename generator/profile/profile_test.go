@@ -53,7 +53,34 @@ func matcher() *typeMatcher {
 	m := &typeMatcher{}
 	m.add("Microsoft.Resources/resourceGroups", "/subscriptions/{subscriptionId}/resourcegroups/{resourceGroupName}")
 	m.add("Microsoft.Contoso/widgets", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}")
+	m.add("Microsoft.Contoso/widgets/parts", "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Contoso/widgets/{widgetName}/parts/{partName}")
 	return m
+}
+
+// TestGroupGone: a nested resource's 404 once ARM said its group is gone
+// is evidence of what the type answers below a gone group, not of its
+// parent's absence nor of a missing resource.
+func TestGroupGone(t *testing.T) {
+	part := account + "/parts/p1"
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 201, body: `{"name":"rg"}`},
+		step{method: "PUT", path: account, code: 200, body: `{"name":"w1"}`},
+		step{method: "PUT", path: part, code: 200, body: `{"name":"p1"}`},
+		step{method: "DELETE", path: group, code: 202, headers: map[string]string{"Location": host + sub + "/operationresults/x"}},
+		step{method: "DELETE", path: account, code: 404, body: `{"error":{"code":"ResourceGroupNotFound"}}`},
+		step{method: "DELETE", path: part, code: 404, body: `{"error":{"code":"ResourceGroupNotFound"}}`, headers: map[string]string{"X-Ms-Failure-Cause": "gateway"}},
+	)
+	ev := gather([]Recording{{Name: "t.yaml", Cassette: c}}, matcher())
+	parts := ev["microsoft.contoso/widgets/parts"]
+	if parts == nil || len(parts.groupGone) != 1 || parts.groupGone[0].err.Code != "ResourceGroupNotFound" || !parts.groupGone[0].err.Gateway {
+		t.Fatalf("parts evidence %+v, want one groupGone ResourceGroupNotFound from the gateway", parts)
+	}
+	if len(parts.parentNotFound)+len(parts.notFound)+len(parts.answers[caseDeleteMissing]) != 0 {
+		t.Errorf("the DELETE below the gone group also counted as parentNotFound %v, notFound %v or deleteMissing %v", parts.parentNotFound, parts.notFound, parts.answers[caseDeleteMissing])
+	}
+	if w := ev["microsoft.contoso/widgets"]; len(w.groupGone) != 0 {
+		t.Errorf("a top-level resource's 404 counted as groupGone: %+v", w.groupGone)
+	}
 }
 
 // TestGather reads a recorded life cycle: what each answer says of the

@@ -94,6 +94,9 @@ type evidence struct {
 	// parentNotFound are 404s of a resource whose parent resource was
 	// deleted (its group exists).
 	parentNotFound []seen
+	// groupGone are 404s of a nested resource (below another resource)
+	// whose resource group is gone.
+	groupGone []seen
 	// referenceNotFound are PUTs refused (400 or 404) while the body named
 	// a resource the recording had not made (or had deleted) in a group
 	// that exists; referenceAccepted, PUTs accepted while it did (a
@@ -208,6 +211,10 @@ func (w *walker) interaction(i int, it recording.Interaction) {
 		// evidence of a parent's absence.
 		delete(w.deleting, g)
 		w.gone[g] = true
+	}
+	if g := groupOf(lp); resp.Code == http.StatusNotFound && g != "" && w.gone[g] && nested(lp, g) {
+		ev.groupGone = append(ev.groupGone, seen{where: s.where, err: errorOf(resp)})
+		return
 	}
 	if resp.Code == http.StatusNotFound && !w.present[lp] && w.parentGone(lp) {
 		ev.parentNotFound = append(ev.parentNotFound, seen{where: s.where, err: errorOf(resp)})
@@ -379,6 +386,16 @@ func (w *walker) get(s call) {
 	case resp.Code == http.StatusOK && s.body != nil:
 		ev.gets = append(ev.gets, seen{where: s.where, body: s.body, request: w.request[lp], path: s.path})
 	}
+}
+
+// nested reports whether a lower-case path names a resource below another
+// resource of its group g (a child, not a top-level resource).
+func nested(lp, g string) bool {
+	rest := strings.Trim(strings.TrimPrefix(lp, g), "/")
+	if !strings.HasPrefix(rest, "providers/") {
+		return false
+	}
+	return strings.Count(strings.TrimPrefix(rest, "providers/"), "/") >= 3
 }
 
 // parentPresent reports whether the resource group of a path (the
