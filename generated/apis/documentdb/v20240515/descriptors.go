@@ -4,6 +4,392 @@ package v20240515
 
 import descriptor "github.com/armature-dev/armature/runtime/descriptor"
 
+// DAMongodbDatabasesCollectionsThroughputSettingDescriptor describes DAMongodbDatabasesCollectionsThroughputSetting to the reconciler, the webhook and the ARM emulator.
+var DAMongodbDatabasesCollectionsThroughputSettingDescriptor = descriptor.Descriptor{
+	APIVersion: "2024-05-15",
+	ARMType:    "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections/throughputSettings",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "migrateToAutoscale",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/collections/{collectionName}/throughputSettings/default/migrateToAutoscale",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+		{
+			LongRunning: true,
+			Name:        "migrateToManualThroughput",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/collections/{collectionName}/throughputSettings/default/migrateToManualThroughput",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+	},
+	Group:        "documentdb.azure.armature.dev",
+	Kind:         "DAMongodbDatabasesCollectionsThroughputSetting",
+	LongRunning:  []descriptor.LRO{{Verb: "PUT"}},
+	OwnerARMType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections",
+	OwnerGroup:   "documentdb.azure.armature.dev",
+	OwnerKind:    "DatabaseAccountsMongodbDatabasesCollection",
+	PathTemplate: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/collections/{collectionName}/throughputSettings/default",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "minimumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "offerReplacePending"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20240515",
+}
+
 // DatabaseAccountDescriptor describes DatabaseAccount to the reconciler, the webhook and the ARM emulator.
 var DatabaseAccountDescriptor = descriptor.Descriptor{
 	APIVersion: "2024-05-15",
@@ -969,6 +1355,714 @@ var DatabaseAccountDescriptor = descriptor.Descriptor{
 	},
 	Verbs:   []string{"DELETE", "GET", "PATCH", "PUT"},
 	Version: "v20240515",
+}
+
+// DatabaseAccountsMongodbDatabaseDescriptor describes DatabaseAccountsMongodbDatabase to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsMongodbDatabaseDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsMongodbDatabase",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "databaseName",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccount",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings", "maxThroughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "createMode"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "id"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters"},
+			Rule:  "x-ms-mutability has create but not update",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters", "restoreSource"},
+			Rule:  "inside createOnly properties.resource.restoreParameters",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters", "restoreTimestampInUtc"},
+			Rule:  "inside createOnly properties.resource.restoreParameters",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
+// DatabaseAccountsMongodbDatabasesCollectionDescriptor describes DatabaseAccountsMongodbDatabasesCollection to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsMongodbDatabasesCollectionDescriptor = descriptor.Descriptor{
+	APIVersion:    "2024-05-15",
+	ARMType:       "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections",
+	Group:         "documentdb.azure.armature.dev",
+	Kind:          "DatabaseAccountsMongodbDatabasesCollection",
+	ListPaths:     []string{"/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/collections"},
+	LongRunning:   []descriptor.LRO{{Verb: "DELETE"}, {Verb: "PUT"}},
+	NameParameter: "collectionName",
+	OwnerARMType:  "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases",
+	OwnerGroup:    "documentdb.azure.armature.dev",
+	OwnerKind:     "DatabaseAccountsMongodbDatabase",
+	PathTemplate:  "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/collections/{collectionName}",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "autoscaleSettings", "maxThroughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "options", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "analyticalStorageTtl"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "createMode"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "id"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes", descriptor.Items, "key"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes", descriptor.Items, "key", "keys"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "array",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes", descriptor.Items, "options"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes", descriptor.Items, "options", "expireAfterSeconds"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "indexes", descriptor.Items, "options", "unique"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters"},
+			Rule:  "x-ms-mutability has create but not update",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters", "restoreSource"},
+			Rule:  "inside createOnly properties.resource.restoreParameters",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"properties", "resource", "restoreParameters", "restoreTimestampInUtc"},
+			Rule:  "inside createOnly properties.resource.restoreParameters",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "shardKey"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:   descriptor.ScopeResourceGroup,
+	Verbs:   []string{"DELETE", "GET", "PUT"},
+	Version: "v20240515",
+}
+
+// DatabaseAccountsMongodbDatabasesThroughputSettingDescriptor describes DatabaseAccountsMongodbDatabasesThroughputSetting to the reconciler, the webhook and the ARM emulator.
+var DatabaseAccountsMongodbDatabasesThroughputSettingDescriptor = descriptor.Descriptor{
+	APIVersion: "2024-05-15",
+	ARMType:    "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/throughputSettings",
+	Actions: []descriptor.Action{
+		{
+			LongRunning: true,
+			Name:        "migrateToAutoscale",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/throughputSettings/default/migrateToAutoscale",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+		{
+			LongRunning: true,
+			Name:        "migrateToManualThroughput",
+			Path:        "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/throughputSettings/default/migrateToManualThroughput",
+			Response: &descriptor.Body{
+				Fields: []descriptor.Field{
+					{Type: "object"},
+					{
+						Path:     descriptor.Path{"id"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"location"},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"name"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource"},
+						Type: "object",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_etag"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_rid"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "_ts"},
+						ReadOnly: true,
+						Type:     "number",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+						Type: "boolean",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+						Required: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+						ReadOnly: true,
+						Type:     "integer",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "minimumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "offerReplacePending"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path:     descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+					{
+						Path: descriptor.Path{"properties", "resource", "throughput"},
+						Type: "integer",
+					},
+					{
+						Path: descriptor.Path{"tags"},
+						Type: "object",
+					},
+					{
+						Path: descriptor.Path{"tags", descriptor.Values},
+						Type: "string",
+					},
+					{
+						Path:     descriptor.Path{"type"},
+						ReadOnly: true,
+						Type:     "string",
+					},
+				},
+				Schema: "specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/ThroughputSettingsGetResults",
+			},
+		},
+	},
+	Group:        "documentdb.azure.armature.dev",
+	Kind:         "DatabaseAccountsMongodbDatabasesThroughputSetting",
+	LongRunning:  []descriptor.LRO{{Verb: "PUT"}},
+	OwnerARMType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases",
+	OwnerGroup:   "documentdb.azure.armature.dev",
+	OwnerKind:    "DatabaseAccountsMongodbDatabase",
+	PathTemplate: "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.DocumentDB/databaseAccounts/{accountName}/mongodbDatabases/{databaseName}/throughputSettings/default",
+	Properties: []descriptor.Property{
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"id"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.CreateOnly,
+			Path:  descriptor.Path{"location"},
+			Rule:  "ARM-wide: a tracked resource's location is set once (common-types TrackedResource.location x-ms-mutability read, create; ARM RPC-Put-V1-14)",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"name"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_etag"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_rid"},
+			Rule:  "only in the GET response",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "_ts"},
+			Rule:  "only in the GET response",
+			Type:  "number",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "incrementPercent"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "autoUpgradePolicy", "throughputPolicy", "isEnabled"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "boolean",
+		},
+		{
+			Class:    descriptor.Writable,
+			Path:     descriptor.Path{"properties", "resource", "autoscaleSettings", "maxThroughput"},
+			Required: true,
+			Rule:     "in the PUT body; the resource has no PATCH",
+			Type:     "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "autoscaleSettings", "targetMaxThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "instantMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "minimumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "offerReplacePending"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"properties", "resource", "softAllowedMaximumThroughput"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"properties", "resource", "throughput"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "integer",
+		},
+		{
+			Class: descriptor.Writable,
+			Path:  descriptor.Path{"tags"},
+			Rule:  "in the PUT body; the resource has no PATCH",
+			Type:  "object",
+		},
+		{
+			Class: descriptor.ReadOnly,
+			Path:  descriptor.Path{"type"},
+			Rule:  "readOnly: true in the PUT body schema",
+			Type:  "string",
+		},
+	},
+	Scope:     descriptor.ScopeResourceGroup,
+	Singleton: "default",
+	Verbs:     []string{"GET", "PUT"},
+	Version:   "v20240515",
 }
 
 // DatabaseAccountsSqlDatabaseDescriptor describes DatabaseAccountsSqlDatabase to the reconciler, the webhook and the ARM emulator.
@@ -2711,7 +3805,11 @@ func DefaultsFor(kind string) map[string]string {
 // Descriptors returns the descriptor of every kind in this package.
 func Descriptors() []*descriptor.Descriptor {
 	return []*descriptor.Descriptor{
+		&DAMongodbDatabasesCollectionsThroughputSettingDescriptor,
 		&DatabaseAccountDescriptor,
+		&DatabaseAccountsMongodbDatabaseDescriptor,
+		&DatabaseAccountsMongodbDatabasesCollectionDescriptor,
+		&DatabaseAccountsMongodbDatabasesThroughputSettingDescriptor,
 		&DatabaseAccountsSqlDatabaseDescriptor,
 		&DatabaseAccountsSqlDatabasesContainerDescriptor,
 		&DatabaseAccountsSqlDatabasesContainersStoredProcedureDescriptor,

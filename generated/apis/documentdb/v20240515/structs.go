@@ -964,6 +964,214 @@ type ManagedServiceIdentity_STATUS struct {
 	UserAssignedIdentities map[string]ManagedServiceIdentityUserAssignedIdentitiesValue_STATUS `json:"userAssignedIdentities,omitempty"`
 }
 
+// Properties to create and update Azure Cosmos DB MongoDB collection.
+type MongoDBCollectionCreateUpdateProperties struct {
+	// A key-value pair of options to be applied for the request. This corresponds to the headers sent with the request.
+	// +optional
+	Options *CreateUpdateOptions `json:"options,omitempty"`
+
+	// The standard JSON format of a MongoDB collection
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *MongoDBCollectionResource `json:"resource,omitempty"`
+}
+
+// MongoDBCollectionGetPropertiesOptions_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/MongoDBCollectionGetProperties/properties/options.
+type MongoDBCollectionGetPropertiesOptions_STATUS struct {
+	// Specifies the Autoscale settings.
+	AutoscaleSettings *AutoscaleSettings_STATUS `json:"autoscaleSettings,omitempty"`
+
+	// Value of the Cosmos DB resource throughput or autoscaleSettings. Use the ThroughputSetting resource when retrieving offer details.
+	Throughput *int64 `json:"throughput,omitempty"`
+}
+
+// MongoDBCollectionGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/MongoDBCollectionGetProperties/properties/resource.
+type MongoDBCollectionGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Analytical TTL.
+	AnalyticalStorageTtl *int64 `json:"analyticalStorageTtl,omitempty"`
+
+	// Enum to indicate the mode of resource creation.
+	CreateMode *string `json:"createMode,omitempty"`
+
+	// Name of the Cosmos DB MongoDB collection
+	Id *string `json:"id,omitempty"`
+
+	// List of index keys
+	Indexes []MongoIndex_STATUS `json:"indexes,omitempty"`
+
+	// Parameters to indicate the information about the restore
+	RestoreParameters *ResourceRestoreParameters_STATUS `json:"restoreParameters,omitempty"`
+
+	// A key-value pair of shard keys to be applied for the request.
+	ShardKey map[string]string `json:"shardKey,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB MongoDB collection
+type MongoDBCollectionGetProperties_STATUS struct {
+	Options *MongoDBCollectionGetPropertiesOptions_STATUS `json:"options,omitempty"`
+
+	Resource *MongoDBCollectionGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB MongoDB collection resource object
+type MongoDBCollectionResource struct {
+	// Analytical TTL.
+	// +optional
+	AnalyticalStorageTtl *int64 `json:"analyticalStorageTtl,omitempty"`
+
+	// Enum to indicate the mode of resource creation.
+	// +optional
+	CreateMode *CreateMode `json:"createMode,omitempty"`
+
+	// Name of the Cosmos DB MongoDB collection
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+
+	// List of index keys
+	// +optional
+	Indexes []MongoIndex `json:"indexes,omitempty"`
+
+	// Parameters to indicate the information about the restore
+	// +optional
+	RestoreParameters *ResourceRestoreParameters `json:"restoreParameters,omitempty"`
+
+	// A key-value pair of shard keys to be applied for the request.
+	// +optional
+	ShardKey map[string]string `json:"shardKey,omitempty"`
+}
+
+// Properties to create and update Azure Cosmos DB MongoDB database.
+type MongoDBDatabaseCreateUpdateProperties struct {
+	// A key-value pair of options to be applied for the request. This corresponds to the headers sent with the request.
+	// +optional
+	Options *CreateUpdateOptions `json:"options,omitempty"`
+
+	// The standard JSON format of a MongoDB database
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Resource *MongoDBDatabaseResource `json:"resource,omitempty"`
+}
+
+// MongoDBDatabaseGetPropertiesOptions_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/MongoDBDatabaseGetProperties/properties/options.
+type MongoDBDatabaseGetPropertiesOptions_STATUS struct {
+	// Specifies the Autoscale settings.
+	AutoscaleSettings *AutoscaleSettings_STATUS `json:"autoscaleSettings,omitempty"`
+
+	// Value of the Cosmos DB resource throughput or autoscaleSettings. Use the ThroughputSetting resource when retrieving offer details.
+	Throughput *int64 `json:"throughput,omitempty"`
+}
+
+// MongoDBDatabaseGetPropertiesResource_STATUS is generated from specification/cosmos-db/resource-manager/Microsoft.DocumentDB/stable/2024-05-15/cosmos-db.json#/definitions/MongoDBDatabaseGetProperties/properties/resource.
+type MongoDBDatabaseGetPropertiesResource_STATUS struct {
+	// A system generated property representing the resource etag required for optimistic concurrency control.
+	Etag *string `json:"_etag,omitempty"`
+
+	// A system generated property. A unique identifier.
+	Rid *string `json:"_rid,omitempty"`
+
+	// A system generated property that denotes the last updated timestamp of the resource.
+	Ts *float64 `json:"_ts,omitempty"`
+
+	// Enum to indicate the mode of resource creation.
+	CreateMode *string `json:"createMode,omitempty"`
+
+	// Name of the Cosmos DB MongoDB database
+	Id *string `json:"id,omitempty"`
+
+	// Parameters to indicate the information about the restore
+	RestoreParameters *ResourceRestoreParameters_STATUS `json:"restoreParameters,omitempty"`
+}
+
+// The properties of an Azure Cosmos DB MongoDB database
+type MongoDBDatabaseGetProperties_STATUS struct {
+	Options *MongoDBDatabaseGetPropertiesOptions_STATUS `json:"options,omitempty"`
+
+	Resource *MongoDBDatabaseGetPropertiesResource_STATUS `json:"resource,omitempty"`
+}
+
+// Cosmos DB MongoDB database resource object
+type MongoDBDatabaseResource struct {
+	// Enum to indicate the mode of resource creation.
+	// +optional
+	CreateMode *CreateMode `json:"createMode,omitempty"`
+
+	// Name of the Cosmos DB MongoDB database
+	//
+	// Required: set here, by a reference, or by spec.valuesFrom.
+	// +optional
+	Id *string `json:"id,omitempty"`
+
+	// Parameters to indicate the information about the restore
+	// +optional
+	RestoreParameters *ResourceRestoreParameters `json:"restoreParameters,omitempty"`
+}
+
+// Cosmos DB MongoDB collection index key
+type MongoIndex struct {
+	// Cosmos DB MongoDB collection index keys
+	// +optional
+	Key *MongoIndexKeys `json:"key,omitempty"`
+
+	// Cosmos DB MongoDB collection index key options
+	// +optional
+	Options *MongoIndexOptions `json:"options,omitempty"`
+}
+
+// Cosmos DB MongoDB collection resource object
+type MongoIndexKeys struct {
+	// List of keys for each MongoDB collection in the Azure Cosmos DB service
+	// +optional
+	Keys []string `json:"keys,omitempty"`
+}
+
+// Cosmos DB MongoDB collection resource object
+type MongoIndexKeys_STATUS struct {
+	// List of keys for each MongoDB collection in the Azure Cosmos DB service
+	Keys []string `json:"keys,omitempty"`
+}
+
+// Cosmos DB MongoDB collection index options
+type MongoIndexOptions struct {
+	// Expire after seconds
+	// +optional
+	ExpireAfterSeconds *int64 `json:"expireAfterSeconds,omitempty"`
+
+	// Is unique or not
+	// +optional
+	Unique *bool `json:"unique,omitempty"`
+}
+
+// Cosmos DB MongoDB collection index options
+type MongoIndexOptions_STATUS struct {
+	// Expire after seconds
+	ExpireAfterSeconds *int64 `json:"expireAfterSeconds,omitempty"`
+
+	// Is unique or not
+	Unique *bool `json:"unique,omitempty"`
+}
+
+// Cosmos DB MongoDB collection index key
+type MongoIndex_STATUS struct {
+	// Cosmos DB MongoDB collection index keys
+	Key *MongoIndexKeys_STATUS `json:"key,omitempty"`
+
+	// Cosmos DB MongoDB collection index key options
+	Options *MongoIndexOptions_STATUS `json:"options,omitempty"`
+}
+
 // Configuration values for periodic mode backup
 type PeriodicModeProperties struct {
 	// An integer representing the interval in minutes between two backups
