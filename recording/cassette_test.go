@@ -164,16 +164,17 @@ func TestInteractionHelpers(t *testing.T) {
 var rawSecretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)bearer\s+[a-z0-9]`),
 	regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.`), // JWT: header.payload.
-	regexp.MustCompile(`AccountKey=`),
-	regexp.MustCompile(`SharedAccessKey=`),
+	regexp.MustCompile(`AccountKey=[^{]`),                              // "AccountKey={KEY}" is redacted
+	regexp.MustCompile(`SharedAccessKey=[^{]`),                         // as "SharedAccessKey={KEY}"
 	regexp.MustCompile(`InstrumentationKey=`),
 	regexp.MustCompile(`[?&]sig=[A-Za-z0-9%]`), // SAS signature
 }
 
 // Secret-bearing JSON properties in bodies whose value is not a "{...}"
-// placeholder.
+// placeholder (connection strings are checked by their keys, above: a
+// redacted one is "Endpoint=…;SharedAccessKey={KEY}").
 var bodySecretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`"(?i:primaryKey|secondaryKey|primaryMasterKey|secondaryMasterKey|primaryReadonlyMasterKey|secondaryReadonlyMasterKey|primaryConnectionString|secondaryConnectionString|clientSecret|[a-z]*password)"\s*:\s*"[^"{]`),
+	regexp.MustCompile(`"(?i:primaryKey|secondaryKey|primaryMasterKey|secondaryMasterKey|primaryReadonlyMasterKey|secondaryReadonlyMasterKey|clientSecret|[a-z]*password)"\s*:\s*"[^"{]`),
 	regexp.MustCompile(`"keyName"\s*:\s*"[^"]*"\s*,\s*"value"\s*:\s*"[^"{]`),
 }
 
@@ -219,6 +220,8 @@ func TestSecretFindings(t *testing.T) {
 		{name: "jwt", raw: `token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln`, want: true},
 		{name: "storage connection string", raw: `DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9v`, want: true},
 		{name: "service bus connection string", raw: `Endpoint=sb://a/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=Zm9v`, want: true},
+		{name: "redacted service bus connection string", body: `{"primaryConnectionString":"Endpoint=sb://a/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={KEY}"}`, raw: `SharedAccessKey={KEY}`},
+		{name: "live connection string in a body", body: `{"primaryConnectionString":"Endpoint=sb://a/;SharedAccessKeyName=r;SharedAccessKey=Zm9v"}`, raw: `SharedAccessKey=Zm9v`, want: true},
 		{name: "app insights key", raw: `InstrumentationKey=382c26ef-0000-0000-0000-000000000000;IngestionEndpoint=x`, want: true},
 		{name: "sas", raw: `https://a.blob.core.windows.net/c?sv=2020&sig=abc%2Fdef`, want: true},
 		{name: "authorization header", authz: "Bearer x", want: true},

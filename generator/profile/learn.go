@@ -516,11 +516,13 @@ func specAnswer(op *tree.Operation, codes codeSet, c string) *recording.Answer {
 	return a
 }
 
-// pick chooses the answer most recordings show, else the fallback.
+// pick chooses the answer most of the newest recordings show, else the
+// fallback.
 func pick(obs []seen, fallback *recording.Answer) *recording.Answer {
 	if len(obs) == 0 {
 		return fallback
 	}
+	obs = newest(obs)
 	type group struct {
 		a     recording.Answer
 		where []string
@@ -553,11 +555,12 @@ func recorded(where []string) string {
 	return s
 }
 
-// pickError chooses the error most recordings show, or nil.
+// pickError chooses the error most of the newest recordings show, or nil.
 func pickError(obs []seen) *recording.Error {
 	if len(obs) == 0 {
 		return nil
 	}
+	obs = newest(obs)
 	counts := map[recording.Error][]string{}
 	var order []recording.Error
 	for _, o := range obs {

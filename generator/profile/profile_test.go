@@ -280,3 +280,49 @@ func TestLearnsWhatARMAnswersBeyondTheSwagger(t *testing.T) {
 		t.Errorf("answered (-want +got):\n%s", diff)
 	}
 }
+
+// TestNewestRecordingsWin: when recordings disagree, the answer of the
+// newest (go-vcr format 2) ones is kept even against a majority of older
+// ones; among recordings of one format the majority still decides.
+func TestNewestRecordingsWin(t *testing.T) {
+	old := recording.Answer{Status: 200}
+	now := recording.Answer{Status: 201, AsyncOperation: true, Location: recording.LocationOperation}
+	obs := []seen{
+		{where: "a.yaml #2", format: 1, answer: old},
+		{where: "b.yaml #2", format: 1, answer: old},
+		{where: "c.yaml #2", format: 2, answer: now},
+	}
+	if got := pick(obs, nil); got.Status != 201 || !got.AsyncOperation {
+		t.Errorf("pick = %+v, want the format-2 recording's 201 with an operation", got)
+	}
+	obs = append(obs, seen{where: "d.yaml #2", format: 2, answer: old}, seen{where: "e.yaml #2", format: 2, answer: old})
+	if got := pick(obs, nil); got.Status != 200 {
+		t.Errorf("pick = %+v, want the 200 most format-2 recordings show", got)
+	}
+	errs := []seen{
+		{where: "a.yaml #9", format: 1, err: recording.Error{Status: 404, Code: "ParentResourceNotFound"}},
+		{where: "b.yaml #9", format: 1, err: recording.Error{Status: 404, Code: "ParentResourceNotFound"}},
+		{where: "c.yaml #9", format: 2, err: recording.Error{Status: 404, Code: "ResourceGroupNotFound"}},
+	}
+	if got := pickError(errs); got.Code != "ResourceGroupNotFound" {
+		t.Errorf("pickError = %+v, want the format-2 recording's ResourceGroupNotFound", got)
+	}
+}
+
+// TestGatherSetsFormats: every observation carries its recording's format.
+func TestGatherSetsFormats(t *testing.T) {
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 201, body: `{"name":"rg"}`},
+		step{method: "PUT", path: account, code: 200, body: `{"name":"w1"}`},
+	)
+	c.Version = 2
+	ev := gather([]Recording{{Name: "t.yaml", Cassette: c}}, matcher())["microsoft.contoso/widgets"]
+	for _, o := range ev.answers[caseCreate] {
+		if o.format != 2 {
+			t.Errorf("%s: format %d, want 2", o.where, o.format)
+		}
+	}
+	if len(ev.answers[caseCreate]) == 0 {
+		t.Fatal("no create seen")
+	}
+}

@@ -60,6 +60,9 @@ func LoadRecordings(dirs []string) ([]Recording, error) {
 // seen is one recorded interaction that says something, and where.
 type seen struct {
 	where string
+	// format is the go-vcr format of the recording (1 or 2): ASO has
+	// recorded in format 2 since 2023, so a 2 is the newer evidence.
+	format int
 	// answer is set for verb answers.
 	answer recording.Answer
 	// err is set for error answers.
@@ -153,6 +156,50 @@ func gather(recs []Recording, m *typeMatcher) map[string]*evidence {
 				continue
 			}
 			w.interaction(i, it)
+		}
+	}
+	formats := map[string]int{}
+	for _, rec := range recs {
+		formats[rec.Name] = rec.Cassette.Version
+	}
+	for _, ev := range out {
+		ev.setFormats(formats)
+	}
+	return out
+}
+
+// setFormats sets the go-vcr format of every observation from the
+// recording its where names.
+func (e *evidence) setFormats(formats map[string]int) {
+	set := func(obs []seen) {
+		for i := range obs {
+			name, _, _ := strings.Cut(obs[i].where, " #")
+			obs[i].format = formats[name]
+		}
+	}
+	for _, obs := range e.answers {
+		set(obs)
+	}
+	for _, obs := range [][]seen{e.notFound, e.beingDeleted, e.refused, e.gets, e.puts, e.blocked, e.ops, e.parentNotFound, e.groupGone, e.referenceNotFound, e.referenceAccepted} {
+		set(obs)
+	}
+}
+
+// newest keeps the observations of the newest recordings: ARM's answers
+// change over time (a Service Bus namespace PUT answered 200 at once in
+// the 2021-22 recordings and 201 with an operation since; nested resources
+// below a gone group answered ParentResourceNotFound, now
+// ResourceGroupNotFound), and the emulator answers as ARM does now. The
+// go-vcr format says which are newer: ASO records in format 2 since 2023.
+func newest(obs []seen) []seen {
+	top := 0
+	for _, o := range obs {
+		top = max(top, o.format)
+	}
+	var out []seen
+	for _, o := range obs {
+		if o.format == top {
+			out = append(out, o)
 		}
 	}
 	return out
