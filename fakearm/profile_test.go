@@ -178,3 +178,24 @@ func TestRecordedBehavioursBeyondTheSwagger(t *testing.T) {
 		t.Errorf("DELETE of a role definition: %d %v, want 200 with the definition", resp.StatusCode, body)
 	}
 }
+
+// TestCreatedWithParent: a Service Bus namespace comes with its
+// RootManageSharedAccessKey rule, whose keys a client reads without
+// creating it (Test_ServiceBus_Namespace_Standard_v1api20211101_CRUD.yaml
+// #31); a rule that was not made with it stays missing.
+func TestCreatedWithParent(t *testing.T) {
+	const sbAPI = "2021-11-01"
+	ns := rg + "/providers/Microsoft.ServiceBus/namespaces/sb1"
+	e := start(t, fakearm.StartOptions{})
+	e.resourceGroup()
+	e.wait(e.do(http.MethodPut, ns, sbAPI, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}}))
+	if resp := e.do(http.MethodPost, ns+"/AuthorizationRules/RootManageSharedAccessKey/listKeys", sbAPI, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("listKeys of RootManageSharedAccessKey: %d, want 200", resp.StatusCode)
+	}
+	if resp := e.do(http.MethodGet, ns+"/AuthorizationRules/RootManageSharedAccessKey", sbAPI, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET RootManageSharedAccessKey: %d, want 200", resp.StatusCode)
+	}
+	if resp := e.do(http.MethodGet, ns+"/AuthorizationRules/other", sbAPI, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of a rule nobody made: %d, want 404", resp.StatusCode)
+	}
+}

@@ -444,6 +444,9 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, cr
 	}
 	s.resources[strings.ToLower(res.ID)] = res
 	s.render(res)
+	if created {
+		s.createImplicit(res)
+	}
 	s.persist()
 	w.Header().Set("ETag", res.ETag)
 	if ans != nil && ans.Location == recording.LocationResource {
@@ -460,6 +463,31 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, cr
 		return
 	}
 	writeRaw(w, status, res.rendered)
+}
+
+// createImplicit makes the children the service creates with a new
+// resource, as the child types' profiles name them (createdWithParent: a
+// Service Bus namespace's RootManageSharedAccessKey rule). They start
+// with an empty body, to which rendering adds the type's defaults.
+func (s *Server) createImplicit(parent *resource) {
+	for _, rt := range s.routes {
+		d := rt.byVersion[rt.versions[len(rt.versions)-1]]
+		pr := s.profileOf(d)
+		i := strings.LastIndex(rt.armType, "/")
+		if pr == nil || pr.CreatedWithParent == nil || !strings.EqualFold(rt.armType[:i], parent.ARMType) {
+			continue
+		}
+		for _, name := range pr.CreatedWithParent.Names {
+			id := parent.ID + "/" + rt.armType[i+1:] + "/" + name
+			if s.resources[strings.ToLower(id)] != nil {
+				continue
+			}
+			child := &resource{ID: id, ARMType: d.ARMType, APIVersion: d.APIVersion, Desired: map[string]any{"properties": map[string]any{}},
+				ETag: newETag(), State: stateSucceeded, Created: parent.Created, Modified: parent.Modified, d: d}
+			s.resources[strings.ToLower(id)] = child
+			s.render(child)
+		}
+	}
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, m match, d *descriptor.Descriptor) {

@@ -64,6 +64,10 @@ type Profile struct {
 	// reference path, a resource that does not exist (a web site whose
 	// plan, a virtual machine whose network interface is not there yet).
 	ReferenceNotFound *Error `json:"referenceNotFound,omitempty"`
+	// CreatedWithParent names the resources of the type the service makes
+	// with their parent (a Service Bus namespace's RootManageSharedAccessKey
+	// rule): recordings use them without creating them.
+	CreatedWithParent *Implicit `json:"createdWithParent,omitempty"`
 	// Name is the rule names must follow.
 	Name *NameRule `json:"name,omitempty"`
 	// Locations are the regions a resource may be created in.
@@ -141,6 +145,12 @@ func (a *Answer) LongRunning() bool {
 }
 
 // Error is an ARM error answer.
+// Implicit names resources a service creates with their parent.
+type Implicit struct {
+	Names  []string `json:"names"`
+	Source string   `json:"source"`
+}
+
 type Error struct {
 	Status int    `json:"status"`
 	Code   string `json:"code"`

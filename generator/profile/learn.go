@@ -145,6 +145,7 @@ func (l *learner) learn(k *model.Kind, ev *evidence) recording.Profile {
 	// cannot tell the two apart), else nothing (the gateway's
 	// ResourceGroupNotFound).
 	t.GroupNotFound = cmp.Or(pickError(ev.groupGone), pickError(ev.parentNotFound))
+	t.CreatedWithParent = implicitOf(ev.implicit)
 	t.Name = nameRule(r, ev.refused)
 	t.Locations = locationRule(ev.refused)
 	t.Defaults = withExampleDefaults(defaults(k.Table, ev.gets), l.exampleDefaults(k))
@@ -514,6 +515,24 @@ func specAnswer(op *tree.Operation, codes codeSet, c string) *recording.Answer {
 	}
 	a.Source = strings.Join(src, "; ")
 	return a
+}
+
+// implicitOf names the resources recordings used without creating them
+// (each name once, in the order first seen), or nil.
+func implicitOf(obs []seen) *recording.Implicit {
+	if len(obs) == 0 {
+		return nil
+	}
+	out := &recording.Implicit{}
+	var where []string
+	for _, o := range obs {
+		where = append(where, o.where)
+		if !slices.ContainsFunc(out.Names, func(n string) bool { return strings.EqualFold(n, o.name) }) {
+			out.Names = append(out.Names, o.name)
+		}
+	}
+	out.Source = "used without being created, below a parent the recording made: " + recorded(where)
+	return out
 }
 
 // pick chooses the answer most of the newest recordings show, else the

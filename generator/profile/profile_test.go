@@ -326,3 +326,21 @@ func TestGatherSetsFormats(t *testing.T) {
 		t.Fatal("no create seen")
 	}
 }
+
+// TestImplicitChild: a POST action on a child the recording never wrote,
+// below a parent it wrote, names a child the service made with the parent;
+// one the recording created first does not.
+func TestImplicitChild(t *testing.T) {
+	c := cassetteOf(t,
+		step{method: "PUT", path: group, code: 201, body: `{"name":"rg"}`},
+		step{method: "PUT", path: account, code: 201, body: `{"name":"w1"}`},
+		step{method: "POST", path: account + "/parts/Root/listKeys", code: 200, body: `{"primaryKey":"{KEY}"}`},
+		step{method: "PUT", path: account + "/parts/mine", code: 200, body: `{"name":"mine"}`},
+		step{method: "POST", path: account + "/parts/mine/listKeys", code: 200, body: `{"primaryKey":"{KEY}"}`},
+	)
+	ev := gather([]Recording{{Name: "t.yaml", Cassette: c}}, matcher())["microsoft.contoso/widgets/parts"]
+	got := implicitOf(ev.implicit)
+	if got == nil || len(got.Names) != 1 || got.Names[0] != "Root" {
+		t.Fatalf("createdWithParent = %+v, want Root only", got)
+	}
+}

@@ -105,6 +105,10 @@ type evidence struct {
 	// that exists; referenceAccepted, PUTs accepted while it did (a
 	// Private DNS link to a virtual network created after it).
 	referenceNotFound, referenceAccepted []seen
+	// implicit are resources a recording used (a POST action answered 200)
+	// without having created them, below a parent it wrote: the service
+	// made them with the parent.
+	implicit []seen
 }
 
 // Cases of answers.
@@ -180,7 +184,7 @@ func (e *evidence) setFormats(formats map[string]int) {
 	for _, obs := range e.answers {
 		set(obs)
 	}
-	for _, obs := range [][]seen{e.notFound, e.beingDeleted, e.refused, e.gets, e.puts, e.blocked, e.ops, e.parentNotFound, e.groupGone, e.referenceNotFound, e.referenceAccepted} {
+	for _, obs := range [][]seen{e.notFound, e.beingDeleted, e.refused, e.gets, e.puts, e.blocked, e.ops, e.parentNotFound, e.groupGone, e.referenceNotFound, e.referenceAccepted, e.implicit} {
 		set(obs)
 	}
 }
@@ -232,6 +236,9 @@ func (w *walker) interaction(i int, it recording.Interaction) {
 	}
 	armType, ok := w.m.match(path)
 	if !ok {
+		if it.Request.Method == http.MethodPost && it.Response.Code == http.StatusOK {
+			w.action(fmt.Sprintf("%s #%d", w.rec.Name, i), path)
+		}
 		return
 	}
 	ev := w.out[strings.ToLower(armType)]
@@ -460,20 +467,53 @@ func (w *walker) parentPresent(lp string) bool {
 	return w.present[g] || !w.touched[g]
 }
 
-// parentGone reports whether the parent resource of a lower-case path
-// (not its group) was deleted while its group exists.
-func (w *walker) parentGone(lp string) bool {
+// action reads a POST action answered 200 (listKeys): when the resource it
+// acts on was never written in the recording but its parent was, the
+// service made it with the parent.
+func (w *walker) action(where, path string) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for n := 1; n <= 2 && n < len(segs); n++ {
+		rp := "/" + strings.Join(segs[:len(segs)-n], "/")
+		armType, ok := w.m.match(rp)
+		if !ok {
+			continue
+		}
+		lrp := strings.ToLower(rp)
+		parent := parentOf(lrp)
+		if parent != "" && parent != groupOf(lrp) && !w.touched[lrp] && w.touched[parent] && w.present[parent] {
+			ev := w.out[strings.ToLower(armType)]
+			if ev == nil {
+				ev = &evidence{answers: map[string][]seen{}}
+				w.out[strings.ToLower(armType)] = ev
+			}
+			rs := strings.Split(strings.Trim(rp, "/"), "/")
+			ev.implicit = append(ev.implicit, seen{where: where, name: rs[len(rs)-1]})
+			w.present[lrp] = true
+		}
+		return
+	}
+}
+
+// parentOf is the parent resource path of a lower-case resource path (its
+// group for a top-level resource), or "".
+func parentOf(lp string) string {
 	segs := strings.Split(strings.Trim(lp, "/"), "/")
 	if len(segs) < 4 {
-		return false
+		return ""
 	}
 	segs = segs[:len(segs)-2]
 	if len(segs) >= 2 && segs[len(segs)-2] == "providers" {
 		segs = segs[:len(segs)-2]
 	}
-	parent := "/" + strings.Join(segs, "/")
+	return "/" + strings.Join(segs, "/")
+}
+
+// parentGone reports whether the parent resource of a lower-case path
+// (not its group) was deleted while its group exists.
+func (w *walker) parentGone(lp string) bool {
+	parent := parentOf(lp)
 	g := groupOf(lp)
-	if parent == g || g == "" || !w.parentPresent(lp) {
+	if parent == "" || parent == g || g == "" || !w.parentPresent(lp) {
 		return false
 	}
 	return w.touched[parent] && !w.present[parent]
