@@ -118,6 +118,19 @@ func NewPlayback(c *recording.Cassette, descs []*descriptor.Descriptor) *Playbac
 			continue
 		}
 		if _, _, ok := descriptor.Find(descs, path); !ok {
+			if _, _, native := Native(path); native && it.Request.Method == http.MethodGet {
+				// A read of what the emulator serves beyond the
+				// Descriptors (Key Vault's deleted vaults, which ASO reads
+				// before it creates a vault): answered in recorded order,
+				// like an action.
+				s := p.ops[lp]
+				if s == nil {
+					s = &pbSeq{}
+					p.ops[lp] = s
+				}
+				s.polls = append(s.polls, i)
+				continue
+			}
 			if it.Request.Method == http.MethodPost {
 				// An action of a resource (listKeys,
 				// listClusterAdminCredential): answered in recorded order.
@@ -179,6 +192,10 @@ type Resource struct {
 	Refused string
 	// Deleted is the index of its first recorded DELETE (-1 when none).
 	Deleted int
+	// Existed is true when a GET before its first write answered 200: it
+	// existed before the recording (or the recorded client's requests
+	// were logged out of order).
+	Existed bool
 }
 
 // Resources lists the recording's resources, in order of first
@@ -188,6 +205,13 @@ func (p *Playback) Resources() []Resource {
 	for _, lp := range p.order {
 		r := p.resources[lp]
 		res := Resource{Path: r.path, Deleted: -1}
+		if len(r.gets) > 0 {
+			for _, i := range r.gets[0] {
+				if p.c.Interactions[i].Response.Code == http.StatusOK {
+					res.Existed = true
+				}
+			}
+		}
 		ok := false
 		for _, i := range r.writes {
 			it := p.c.Interactions[i]

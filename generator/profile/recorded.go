@@ -241,11 +241,7 @@ func (w *walker) interaction(i int, it recording.Interaction) {
 		}
 		return
 	}
-	ev := w.out[strings.ToLower(armType)]
-	if ev == nil {
-		ev = &evidence{answers: map[string][]seen{}}
-		w.out[strings.ToLower(armType)] = ev
-	}
+	ev := w.evidenceOf(armType)
 	resp := it.Response
 	if u := resp.Headers.Get("Azure-Asyncoperation"); u != "" && it.Request.Method != http.MethodGet {
 		if pu, err := url.Parse(u); err == nil {
@@ -467,6 +463,16 @@ func (w *walker) parentPresent(lp string) bool {
 	return w.present[g] || !w.touched[g]
 }
 
+// evidenceOf is the evidence of an ARM type, made when first needed.
+func (w *walker) evidenceOf(armType string) *evidence {
+	ev := w.out[strings.ToLower(armType)]
+	if ev == nil {
+		ev = &evidence{answers: map[string][]seen{}}
+		w.out[strings.ToLower(armType)] = ev
+	}
+	return ev
+}
+
 // action reads a POST action answered 200 (listKeys): when the resource it
 // acts on was never written in the recording but its parent was, the
 // service made it with the parent.
@@ -481,11 +487,7 @@ func (w *walker) action(where, path string) {
 		lrp := strings.ToLower(rp)
 		parent := parentOf(lrp)
 		if parent != "" && parent != groupOf(lrp) && !w.touched[lrp] && w.touched[parent] && w.present[parent] {
-			ev := w.out[strings.ToLower(armType)]
-			if ev == nil {
-				ev = &evidence{answers: map[string][]seen{}}
-				w.out[strings.ToLower(armType)] = ev
-			}
+			ev := w.evidenceOf(armType)
 			rs := strings.Split(strings.Trim(rp, "/"), "/")
 			ev.implicit = append(ev.implicit, seen{where: where, name: rs[len(rs)-1]})
 			w.present[lrp] = true

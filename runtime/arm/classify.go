@@ -127,6 +127,7 @@ const (
 	srcIPGroupRefs = "https://github.com/Azure/azure-rest-api-specs/issues/25739 (IpGroupsHasFirewallPolicyReferences: “IpGroups … cannot be deleted since there are firewall policies using this resource.”)"
 	srcRGBlocked   = "https://github.com/MicrosoftDocs/azure-docs/issues/52282 (ResourceGroupDeletionBlocked: “Deletion of resource group … failed as resources with identifiers … could not be deleted”)"
 	srcFailedOp    = "Azure Service Operator's recording of Redis 2024-11-01 (issue 28: an operation Failed with AzureCacheForRedisLongRunningOperationFailure, the PUT sent again answered 409 while busy, then 201); ARM RPC async-api-reference (Azure/azure-resource-manager-rpc): a Failed operation leaves the resource Failed and the request may be sent again"
+	srcATPBusy     = "recording test/recordings/Test_SQL_Server_v20211101_CRUD.yaml (#18: a server's advancedThreatProtectionSettings PUT answered 409 ServerAdvancedThreatProtectionInProgress while its securityAlertPolicies and auditingSettings PUTs ran, 202 when sent again, #28)"
 	srcPrincipal   = "recording test/recordings/Test_Authorization_RoleAssignment_OnResourceGroup_CRUD.yaml (400 PrincipalNotFound four times for an identity created seconds before, then 201); https://learn.microsoft.com/en-us/azure/role-based-access-control/troubleshooting"
 	// Create-only refusals: ARM answers quoted in public reports.
 	srcPropertyChange = srcCommon + " (some properties of a deployed resource cannot be changed); AKS: https://github.com/Azure/terraform-azurerm-avm-res-containerservice-managedcluster/issues/166 (400, target dnsPrefix: “Changing property 'dnsPrefix' is not allowed.”)"
@@ -200,6 +201,8 @@ var Rules = []Rule{
 	// A 400, but transient: a resource it references is being changed
 	// (a private endpoint while its DNS zone group is deleted).
 	{Match: Match{Code: "ReferencedResourceNotProvisioned"}, Class: ClassRetry, Source: srcReferenced},
+	// A 409 while the server's Defender settings are being changed.
+	{Match: Match{Code: "ServerAdvancedThreatProtectionInProgress"}, Class: ClassRetry, Source: srcATPBusy},
 	// A DELETE refused while another resource uses this one (deleted
 	// together, the user goes first; the backoff waits for it).
 	{Match: Match{Code: "InUseSubnetCannotBeDeleted"}, Class: ClassRetry, Hint: hintInUse, Source: srcInUseSubnet},

@@ -231,6 +231,11 @@ func objects(t *testing.T, p *fakearm.Playback, descs []*descriptor.Descriptor, 
 		delete(spec, "id")
 		delete(spec, "type")
 		spec["azureName"] = m.Names[len(m.Names)-1]
+		if res.Existed {
+			// The recording read it before writing it: it existed, and
+			// the operator writes only what it created or adopted.
+			spec["resourceID"] = m.ID
+		}
 		switch parent := d.ParentID(m.ID); {
 		case d.Scope == descriptor.ScopeExtension:
 			// The owner is the scope: its object by group, kind and
