@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -184,6 +185,10 @@ func (e *waitingError) Error() string { return core.ReasonWaitingForReference + 
 func (r *Reconciler) resolveRef(ctx context.Context, ns string, ref ObjectRef) (string, error) {
 	at := ref.Path.FieldPath(specPath).String()
 	gk, version, err := r.refKind(ref)
+	var notServed *kindNotServed
+	if errors.As(err, &notServed) {
+		return "", &waitingError{message: at + ": " + err.Error(), poll: true}
+	}
 	if err != nil {
 		return "", terminal(core.ReasonInvalidReference, at+": "+err.Error())
 	}
@@ -203,6 +208,16 @@ func (r *Reconciler) resolveRef(ctx context.Context, ns string, ref ObjectRef) (
 	return id, nil
 }
 
+// kindNotServed is a reference to a kind the operator does not serve (yet:
+// kinds are served as their CRDs are established, issue 30), which the
+// object waits for, read again every Config.PollInterval, rather than a
+// mistake it must fix: a kind installed later is served without a restart.
+type kindNotServed struct{ kind string }
+
+func (e *kindNotServed) Error() string {
+	return fmt.Sprintf("no kind %s served by the operator (yet: is its CRD installed?); nothing is sent until it is", e.kind)
+}
+
 // refKind finds the kind a reference names among the operator's kinds,
 // and checks it against the reference's allowed targets.
 func (r *Reconciler) refKind(ref ObjectRef) (schema.GroupKind, string, error) {
@@ -213,14 +228,21 @@ func (r *Reconciler) refKind(ref ObjectRef) (schema.GroupKind, string, error) {
 			found = append(found, gk)
 		}
 	}
+	targets := r.refTargetsAt(ref.Path)
 	switch {
+	case len(found) == 0 && len(targets) > 0 && !slices.ContainsFunc(targets, func(t string) bool {
+		g, k, _ := strings.Cut(t, "/")
+		return k == ref.Kind && (ref.Group == "" || g == ref.Group)
+	}):
+		// Not a kind the field holds, served or not: the object must change.
+		return schema.GroupKind{}, "", fmt.Errorf("no kind %s can be named here; allowed: %s", strings.TrimPrefix(ref.Group+"/"+ref.Kind, "/"), strings.Join(targets, ", "))
 	case len(found) == 0:
-		return schema.GroupKind{}, "", fmt.Errorf("no kind %s served by the operator", strings.TrimPrefix(ref.Group+"/"+ref.Kind, "/"))
+		return schema.GroupKind{}, "", &kindNotServed{kind: strings.TrimPrefix(ref.Group+"/"+ref.Kind, "/")}
 	case len(found) > 1:
 		return schema.GroupKind{}, "", fmt.Errorf("kind %s is served in several groups: set group", ref.Kind)
 	}
 	gk := found[0]
-	if targets := r.refTargetsAt(ref.Path); len(targets) > 0 && !slices.Contains(targets, gk.Group+"/"+gk.Kind) {
+	if len(targets) > 0 && !slices.Contains(targets, gk.Group+"/"+gk.Kind) {
 		return schema.GroupKind{}, "", fmt.Errorf("a %s cannot be named here; allowed: %s", gk.Kind, strings.Join(targets, ", "))
 	}
 	v, _ := r.kinds.version(gk)

@@ -140,6 +140,29 @@ func TestReferenceSendsTheTargetsID(t *testing.T) {
 	}
 }
 
+// TestReferenceWaitsForItsKind: a reference to a kind the field holds but
+// the operator does not serve yet (its CRD not established: kinds are
+// served as they come) waits, shown, instead of failing for good; once the
+// kind is served, the same object resolves and is sent.
+func TestReferenceWaitsForItsKind(t *testing.T) {
+	m := newRefMachine(t, refObject(map[string]any{"properties": subnetRef("Widget", "w1")}), widget("w1", widgetID))
+	m.r.kinds.set(widgetGVK.GroupKind(), "", false)
+	if _, err := m.run(); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	if r := condOf(m.get(), tReady); r["reason"] != "WaitingForReference" || !strings.Contains(r["message"].(string), "no kind Widget served") {
+		t.Fatalf("Ready = %v, want WaitingForReference: no kind Widget served", r)
+	}
+	m.r.kinds.set(widgetGVK.GroupKind(), "v1", true)
+	body := `{"location":"westeurope","properties":{"subnet":{"id":"` + widgetID + `"}}}`
+	if _, err := m.run(get(nil, notFound), put(body, ok(live()), nil), get(ok(live()), nil)); err != nil {
+		t.Fatalf("reconcile once Widget is served: %v", err)
+	}
+	if r := condOf(m.get(), tReady); r["status"] != "True" {
+		t.Errorf("Ready = %v once Widget is served", r)
+	}
+}
+
 func TestReferenceToAKindTheFieldCannotHold(t *testing.T) {
 	m := newRefMachine(t, refObject(map[string]any{"properties": subnetRef("ReferringGadget", "other")}))
 	if _, err := m.run(); err == nil {

@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,6 +75,10 @@ func (r *Reconciler) resolveValue(ctx context.Context, ns, at string, vf map[str
 		ref, _ := objectRef(from, nil)
 		field, _ := from["field"].(string)
 		gk, version, err := r.refKind(ref)
+		var notServed *kindNotServed
+		if errors.As(err, &notServed) {
+			return nil, &waitingError{message: at + ".from: " + err.Error(), poll: true}
+		}
 		if err != nil {
 			return nil, terminal(core.ReasonInvalidValuesFrom, at+".from: "+err.Error())
 		}

@@ -163,12 +163,16 @@ func TestWritesPerGenerationUnderFaults(t *testing.T) {
 	t.Run("OperationLostResourceGone", func(t *testing.T) {
 		// Every poll answers 404 and so does every GET of the account: the
 		// write is retried with backoff, at most MaxWritesPerGeneration
-		// times.
+		// times. The create is long-running; the PUTs after it update the
+		// account the emulator holds, which ARM answers at once (200, no
+		// operation: Test_Storage_StorageAccount_20230101_SecretsFromAzure
+		// #6 and 6 more), so a 404 on GET is ARM's read-after-write lag
+		// until ReadAfterWrite has passed, then the account is gone.
 		fa := startARM(t, 2)
 		fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodGet, PathContains: "/asyncoperations/", Status: http.StatusNotFound, Code: "NotFound"})
 		fa.AddCodeFault(fakearm.CodeFault{Method: http.MethodGet, PathContains: "/storageAccounts/gone01", Status: http.StatusNotFound, Code: "ResourceNotFound"})
 		ns := namespace(t)
-		startOperator(t, fa, ns, reconciler.Config{RetryBackoff: reconciler.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}, MaxWritesPerGeneration: 5})
+		startOperator(t, fa, ns, reconciler.Config{RetryBackoff: reconciler.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}, MaxWritesPerGeneration: 5, ReadAfterWrite: 300 * time.Millisecond})
 		rg, sa := resourceGroup(ns, "gone"), storageAccount(ns, "gone01", "gone")
 		create(t, rg, sa)
 		waitReady(t, rg)
