@@ -81,8 +81,11 @@ func TestProviders(t *testing.T) {
 			return []object{
 				{cr("Serverfarm", api, ns, "plan1", map[string]any{"owner": owner("platform"), "location": "westeurope", "sku": map[string]any{"name": "P1v3", "tier": "PremiumV3"}}),
 					"Microsoft.Web/serverfarms/plan1"},
+				// The plan by reference: the site waits for it (a site PUT
+				// before its plan is ARM's 404, Test_Web_Site_v20220301_CRUD,
+				// and a second PUT).
 				{cr("Site", api, ns, "app1", map[string]any{"owner": owner("platform"), "location": "westeurope", "properties": map[string]any{
-					"serverFarmId": armID("platform", "Microsoft.Web/serverfarms/plan1"),
+					"serverFarmIdRef": map[string]any{"kind": "Serverfarm", "name": "plan1"},
 				}}), "Microsoft.Web/sites/app1"},
 			}
 		},
