@@ -105,6 +105,17 @@ type pbOrigin struct {
 	async bool
 }
 
+// inOrder adds interaction i to the answers of a lower-case path that are
+// given in recorded order (actions, reads of native types).
+func (p *Playback) inOrder(lp string, i int) {
+	s := p.ops[lp]
+	if s == nil {
+		s = &pbSeq{}
+		p.ops[lp] = s
+	}
+	s.polls = append(s.polls, i)
+}
+
 // NewPlayback prepares a playback of a recording; descs are the types whose
 // paths are resources (the rest of the paths are answered only when they
 // are operation URLs or POST actions of a resource, in recorded order).
@@ -123,12 +134,7 @@ func NewPlayback(c *recording.Cassette, descs []*descriptor.Descriptor) *Playbac
 				// Descriptors (Key Vault's deleted vaults, which ASO reads
 				// before it creates a vault): answered in recorded order,
 				// like an action.
-				s := p.ops[lp]
-				if s == nil {
-					s = &pbSeq{}
-					p.ops[lp] = s
-				}
-				s.polls = append(s.polls, i)
+				p.inOrder(lp, i)
 				continue
 			}
 			if it.Request.Method == http.MethodPost {
@@ -136,12 +142,7 @@ func NewPlayback(c *recording.Cassette, descs []*descriptor.Descriptor) *Playbac
 				// listClusterAdminCredential): answered in recorded order.
 				if owner := path[:max(strings.LastIndex(path, "/"), 0)]; owner != "" {
 					if _, _, ok := descriptor.Find(descs, owner); ok {
-						s := p.ops[lp]
-						if s == nil {
-							s = &pbSeq{}
-							p.ops[lp] = s
-						}
-						s.polls = append(s.polls, i)
+						p.inOrder(lp, i)
 						continue
 					}
 				}

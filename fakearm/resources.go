@@ -313,13 +313,8 @@ func groupID(id string) string {
 
 // groupOf returns the resource group name of an id, or "".
 func groupOf(id string) string {
-	segs := strings.Split(strings.Trim(id, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if strings.EqualFold(segs[i], "resourceGroups") {
-			return segs[i+1]
-		}
-	}
-	return ""
+	g := groupID(id)
+	return g[strings.LastIndex(g, "/")+1:]
 }
 
 // requestBody decodes and cleans a PUT or PATCH body, answering the error
