@@ -105,15 +105,7 @@ func start(t *testing.T, ns string, cfg reconciler.Config) *fakearm.Running {
 	if err := reconciler.SetupAll(mgr, armClient, descriptors(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	envtestutil.RunManager(t, mgr)
 	return fa
 }
 

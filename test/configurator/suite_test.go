@@ -126,16 +126,7 @@ func startWith(t testing.TB, ns string, opts []configurator.Option, setup func(*
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	t.Cleanup(stop)
+	stop := envtestutil.RunManager(t, mgr)
 	return &running{ns: ns, reg: reg, writes: writes, stop: stop}
 }
 

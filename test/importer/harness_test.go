@@ -197,15 +197,7 @@ func startOperator(t *testing.T, fa *fakearm.Running, ns string) {
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	envtestutil.RunManager(t, mgr)
 }
 
 func namespace(t *testing.T) string {

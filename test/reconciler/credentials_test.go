@@ -26,6 +26,7 @@ import (
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/credentials"
 	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/test/envtestutil"
 )
 
 // Credentials and subscriptions per namespace and per object, against the
@@ -99,15 +100,7 @@ func startCredentialOperator(t *testing.T, fa *fakearm.Running, namespaces []str
 	if err := reconciler.SetupAll(mgr, def, apis.Descriptors(), cfg, reconciler.WithCredentials(creds)); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	envtestutil.RunManager(t, mgr)
 	return reads
 }
 

@@ -75,9 +75,8 @@ func TestMain(m *testing.M) {
 
 // operator is a running manager with every reconciler, against an emulator.
 type operator struct {
-	arm    *fakearm.Running
-	cancel context.CancelFunc
-	done   chan struct{}
+	arm  *fakearm.Running
+	stop func() // stops the manager (also done when the test ends)
 }
 
 // startARM starts an emulator that answers LROs after polls polls.
@@ -123,21 +122,7 @@ func startOperator(t *testing.T, fa *fakearm.Running, ns string, cfg reconciler.
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg, opts...); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	op := &operator{arm: fa, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(op.done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(op.stop)
-	return op
-}
-
-func (o *operator) stop() {
-	o.cancel()
-	<-o.done
+	return &operator{arm: fa, stop: envtestutil.RunManager(t, mgr)}
 }
 
 func namespace(t *testing.T) string {

@@ -24,6 +24,7 @@ import (
 	"github.com/armature-dev/armature/recording"
 	"github.com/armature-dev/armature/runtime/arm"
 	"github.com/armature-dev/armature/runtime/reconciler"
+	"github.com/armature-dev/armature/test/envtestutil"
 )
 
 // The tests in this file meet real ARM answers the emulator's own bodies
@@ -77,15 +78,7 @@ func playRecorded(t *testing.T, excerpt string) (*fakearm.Playback, string) {
 	if err := reconciler.SetupAll(mgr, armClient, apis.Descriptors(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	envtestutil.RunManager(t, mgr)
 	return p, ns
 }
 
