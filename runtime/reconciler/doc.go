@@ -45,7 +45,9 @@
 // served now. What one kind watches of others goes through one fan-out
 // handler per served kind and one on Secrets (fanout.go), not a watch per
 // pair of kinds. Unserve removes the kind's informer and with it every
-// handler on it.
+// handler on it. The Serving is itself the manager's runnable that runs
+// the controllers and drift observers of served kinds: nothing is added
+// to a running manager, whose Add can deadlock a stop in progress.
 //
 // # Reading one reconcile
 //

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -108,6 +109,68 @@ type Serving struct {
 	forOn   map[schema.GroupKind]bool // the controller watches its own kind
 	hooks   []func(context.Context, schema.GroupVersionKind) error
 	unhooks []func(schema.GroupKind)
+
+	// The controllers and drift observers Serve makes are run by s, not
+	// added to the manager: controller-runtime's Add can deadlock with a
+	// manager that is stopping (Add holds the runnable group's read lock
+	// while it hands the runnable over; the goroutine that takes it wants
+	// the same read lock behind the stop's write lock), and kinds are
+	// served at any time, shutdown included.
+	ctx     context.Context // set by Start; nil before
+	pending []manager.Runnable
+	running sync.WaitGroup
+	failed  chan error // the first runnable that ends in error
+}
+
+// Start runs the controllers and observers of the kinds served, those
+// served before it and those served while it runs, until ctx ends; then
+// it waits for them to stop. One of them failing (a cache that does not
+// sync in time) stops them all and fails the manager, as a controller
+// added to the manager does.
+func (s *Serving) Start(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.ctx = ctx
+	for _, rn := range s.pending {
+		s.runLocked(rn)
+	}
+	s.pending = nil
+	s.mu.Unlock()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-s.failed:
+	}
+	cancel()
+	s.running.Wait()
+	return err
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: only the
+// leader reconciles.
+func (s *Serving) NeedLeaderElection() bool { return true }
+
+// runLocked starts rn now if s runs, or at Start; nothing once s stops.
+// s.mu is held.
+func (s *Serving) runLocked(rn manager.Runnable) {
+	switch {
+	case s.ctx == nil:
+		s.pending = append(s.pending, rn)
+	case s.ctx.Err() != nil:
+	default:
+		ctx := s.ctx
+		s.running.Add(1)
+		go func() {
+			defer s.running.Done()
+			if err := rn.Start(ctx); err != nil && ctx.Err() == nil {
+				select {
+				case s.failed <- err:
+				default:
+				}
+			}
+		}()
+	}
 }
 
 // Kinds is every kind s can serve (the storage versions), sorted.
@@ -222,7 +285,9 @@ func (s *Serving) Unserve(ctx context.Context, gk schema.GroupKind) error {
 // Secrets, fanout.go), the valuesFrom tracker's and the drift observer's.
 func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
-	c, err := controller.New(name, s.mgr, controller.Options{Reconciler: r, MaxConcurrentReconciles: r.Config.WorkersPerKind})
+	opts := controller.Options{Reconciler: r, MaxConcurrentReconciles: r.Config.WorkersPerKind}
+	opts.DefaultFromConfig(s.mgr.GetControllerOptions())
+	c, err := controller.NewUnmanaged(name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +305,12 @@ func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	}
 	if r.hasLists() {
 		o := newObserver(r)
-		if err := s.mgr.Add(o); err != nil {
-			return nil, err
-		}
 		if err := c.Watch(source.Channel(o.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](observerBuffer))); err != nil {
 			return nil, err
 		}
+		s.runLocked(o)
 	}
+	s.runLocked(c)
 	return c, nil
 }
 

@@ -137,8 +137,13 @@ func SetupServing(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.De
 	if err := mgr.Add(fan); err != nil {
 		return nil, err
 	}
-	return &Serving{mgr: mgr, main: main, served: served, fan: fan,
-		ctrls: map[schema.GroupKind]controller.Controller{}, forOn: map[schema.GroupKind]bool{}}, nil
+	s := &Serving{mgr: mgr, main: main, served: served, fan: fan,
+		ctrls: map[schema.GroupKind]controller.Controller{}, forOn: map[schema.GroupKind]bool{},
+		failed: make(chan error, 1)}
+	if err := mgr.Add(s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // SetupOption adds to SetupAll what its arguments do not say.
