@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/armature-dev/armature/runtime/descriptor"
 )
 
 // Answer is what the comparison looks at in one response.
@@ -125,16 +127,68 @@ func compare(k Kind, want, got Answer) string {
 	if want.Code != got.Code && want.Status >= 400 {
 		why = append(why, fmt.Sprintf("error code %q, recorded %q", got.Code, want.Code))
 	}
-	if want.Status == http.StatusOK && got.Status == http.StatusOK {
-		var missing []string
-		for _, key := range want.Keys {
-			if _, ok := slices.BinarySearch(got.Keys, key); !ok {
-				missing = append(missing, key)
-			}
-		}
-		if len(missing) > 0 {
-			why = append(why, "body lacks "+strings.Join(missing, ", "))
-		}
+	if missing := lacking(want, got); len(missing) > 0 {
+		why = append(why, "body lacks "+strings.Join(missing, ", "))
 	}
 	return strings.Join(why, "; ")
+}
+
+// lacking is, when both answers are 200, the keys of the recorded body
+// that the emulator's lacks.
+func lacking(want, got Answer) []string {
+	if want.Status != http.StatusOK || got.Status != http.StatusOK {
+		return nil
+	}
+	var missing []string
+	for _, key := range want.Keys {
+		if _, ok := slices.BinarySearch(got.Keys, key); !ok {
+			missing = append(missing, key)
+		}
+	}
+	return missing
+}
+
+// members are, by lower-cased ARM type, the body keys (top-level and
+// properties.*, as Answer.Keys) that some api-version of the type among
+// descs defines.
+func members(descs []*descriptor.Descriptor) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, d := range descs {
+		t := strings.ToLower(d.ARMType)
+		m := out[t]
+		if m == nil {
+			m = map[string]bool{}
+			out[t] = m
+		}
+		for _, p := range d.Properties {
+			if len(p.Path) == 0 {
+				continue
+			}
+			m[p.Path[0]] = true
+			if len(p.Path) > 1 && p.Path[0] == "properties" {
+				m["properties."+p.Path[1]] = true
+			}
+		}
+	}
+	return out
+}
+
+// envelope are the keys ARM puts on every resource whether its schema
+// says so or not.
+var envelope = map[string]bool{"id": true, "name": true, "type": true, "location": true, "tags": true, "etag": true, "systemData": true, "properties": true}
+
+// unknownMembers are the keys of missing that no api-version the
+// emulator serves defines for the type (known): the recording's
+// api-version is newer than the spec root's.
+func unknownMembers(known map[string]bool, missing []string) []string {
+	if known == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range missing {
+		if !known[k] && !envelope[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -46,6 +46,13 @@ type StepResult struct {
 	Match    bool    `json:"match"`
 	// Why says what differs, or why nothing was compared.
 	Why string `json:"why,omitempty"`
+	// Unknown are the members the recorded body has, and the emulator's
+	// lacks, that no api-version the emulator serves defines for the type:
+	// the recording's api-version is newer than the spec root's.
+	Unknown []string `json:"unknownMembers,omitempty"`
+	// NewerOnly is set on a differing step whose only difference is such
+	// members (re-pinning the spec root is what serves them).
+	NewerOnly bool `json:"newerOnly,omitempty"`
 }
 
 // Recording is the replay of one cassette.
@@ -69,6 +76,12 @@ type Tally struct {
 	// serves.
 	ServedMatching int `json:"servedMatching"`
 	Served         int `json:"served"`
+	// Newer counts the differing steps whose recorded body has members no
+	// served api-version of the type defines (they cannot match without a
+	// newer spec root); NewerOnly those of them that differ in nothing
+	// else.
+	Newer     int `json:"newer"`
+	NewerOnly int `json:"newerOnly"`
 }
 
 func (t *Tally) add(o Tally) {
@@ -76,6 +89,8 @@ func (t *Tally) add(o Tally) {
 	t.Total += o.Total
 	t.ServedMatching += o.ServedMatching
 	t.Served += o.Served
+	t.Newer += o.Newer
+	t.NewerOnly += o.NewerOnly
 }
 
 // Report is the replay of several cassettes.
@@ -127,6 +142,8 @@ type replayer struct {
 	// did meanwhile meets the operation still running (a Private DNS zone
 	// refuses deletion while its link's deletion runs).
 	deferred map[int]deferredOp
+	// members are the body keys each served type defines (members).
+	members map[string]map[string]bool
 }
 
 type deferredOp struct {
@@ -140,7 +157,7 @@ func Replay(name string, c *recording.Cassette, h http.Handler, opts Options) Re
 	if opts.MaxPolls <= 0 {
 		opts.MaxPolls = 100
 	}
-	r := &replayer{opts: opts, h: h, c: c, ops: map[int]map[string]Answer{}, deferred: map[int]deferredOp{}}
+	r := &replayer{opts: opts, h: h, c: c, ops: map[int]map[string]Answer{}, deferred: map[int]deferredOp{}, members: members(opts.Descriptors)}
 	rec := Recording{File: name, Interactions: len(c.Interactions)}
 	steps := Steps(c)
 	setups := setupsOf(c, steps)
@@ -156,6 +173,12 @@ func Replay(name string, c *recording.Cassette, h http.Handler, opts Options) Re
 			if res.Match {
 				rec.ServedMatching++
 			}
+		}
+		if len(res.Unknown) > 0 {
+			rec.Newer++
+		}
+		if res.NewerOnly {
+			rec.NewerOnly++
 		}
 	}
 	// driveUpTo drives the deferred operations whose recorded polls ended
@@ -273,7 +296,20 @@ func (r *replayer) step(si int, st Step, steps []Step) StepResult {
 	}
 	res.Why = compare(st.Kind, res.Recorded, got)
 	res.Match = res.Why == ""
+	if missing := lacking(res.Recorded, got); len(missing) > 0 {
+		res.Unknown = unknownMembers(r.members[strings.ToLower(res.ARMType)], missing)
+		if len(res.Unknown) > 0 {
+			res.NewerOnly = compare(st.Kind, res.Recorded, withKeys(got, res.Unknown)) == ""
+			res.Why += " (defined by no api-version served: " + strings.Join(res.Unknown, ", ") + ")"
+		}
+	}
 	return res
+}
+
+// withKeys is a with keys added.
+func withKeys(a Answer, keys []string) Answer {
+	a.Keys = slices.Sorted(slices.Values(append(slices.Clone(a.Keys), keys...)))
+	return a
 }
 
 // seenGone is, for the DELETE of a resource group whose operation the

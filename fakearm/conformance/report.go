@@ -23,6 +23,9 @@ func (rep *Report) Write(w io.Writer) error {
 	rep.writeDifferences(w, "Differences (served types):")
 	fmt.Fprintf(w, "\n%d recordings, %d recorded interactions compared in %d steps (a run of identical GETs, and the polls of one operation, are one).\n", len(rep.Recordings), rep.Interactions, rep.Total)
 	fmt.Fprintf(w, "interactions matching for the types served: %d/%d (%s)\n", rep.ServedMatching, rep.Served, percent(rep.ServedMatching, rep.Served))
+	if rep.Newer > 0 {
+		fmt.Fprintf(w, "steps whose recorded body has members no served api-version of the type defines (a newer api-version than the spec root's): %d, of which %d differ in nothing else\n", rep.Newer, rep.NewerOnly)
+	}
 	fmt.Fprintf(w, "interactions matching (all types; a type not served never matches): %d/%d (%s)\n", rep.Matching, rep.Total, percent(rep.Matching, rep.Total))
 	_, err := fmt.Fprintf(w, "interactions matching: %d/%d\n", rep.Matching, rep.Total)
 	return err

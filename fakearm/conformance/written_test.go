@@ -25,6 +25,22 @@ type written struct {
 // step matches.
 func replayWritten(t *testing.T, name string, its []written) {
 	t.Helper()
+	rec := replayOf(t, name, its)
+	var why []string
+	for _, s := range rec.Steps {
+		if !s.Match {
+			why = append(why, s.Method+" #"+strconv.Itoa(s.Interactions[0])+" "+s.Path+": "+s.Why)
+		}
+	}
+	if len(why) > 0 || rec.Total != len(its) {
+		t.Errorf("%d of %d steps match (want %d):\n%s", rec.Matching, rec.Total, len(its), strings.Join(why, "\n"))
+	}
+}
+
+// replayOf writes its as a cassette and replays it against the emulator
+// with every generated kind.
+func replayOf(t *testing.T, name string, its []written) conformance.Recording {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("version: 1\ninteractions:\n")
 	for _, x := range its {
@@ -45,14 +61,5 @@ func replayWritten(t *testing.T, name string, its []written) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := conformance.Replay(name, c, h, conformance.Options{Descriptors: descs})
-	var why []string
-	for _, s := range rec.Steps {
-		if !s.Match {
-			why = append(why, s.Method+" #"+strconv.Itoa(s.Interactions[0])+" "+s.Path+": "+s.Why)
-		}
-	}
-	if len(why) > 0 || rec.Total != len(its) {
-		t.Errorf("%d of %d steps match (want %d):\n%s", rec.Matching, rec.Total, len(its), strings.Join(why, "\n"))
-	}
+	return conformance.Replay(name, c, h, conformance.Options{Descriptors: descs})
 }
