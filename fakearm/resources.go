@@ -460,25 +460,45 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, res *resource, cr
 	writeRaw(w, status, res.rendered)
 }
 
+// implicitChild is a child type the service creates with its parent:
+// its descriptor, the type's last segment and the children's names.
+type implicitChild struct {
+	d       *descriptor.Descriptor
+	segment string
+	names   []string
+}
+
+// implicitChildren finds, once, the child types whose profiles say the
+// service creates them with the parent (createdWithParent), by lower-case
+// parent type.
+func (s *Server) implicitChildren() map[string][]implicitChild {
+	out := map[string][]implicitChild{}
+	for _, rt := range s.routes {
+		d := rt.byVersion[rt.versions[len(rt.versions)-1]]
+		pr := s.profileOf(d)
+		i := strings.LastIndex(rt.armType, "/")
+		if pr == nil || pr.CreatedWithParent == nil || i < 0 {
+			continue
+		}
+		parent := strings.ToLower(rt.armType[:i])
+		out[parent] = append(out[parent], implicitChild{d: d, segment: rt.armType[i+1:], names: pr.CreatedWithParent.Names})
+	}
+	return out
+}
+
 // createImplicit makes the children the service creates with a new
 // resource, as the child types' profiles name them (createdWithParent: a
 // Service Bus namespace's RootManageSharedAccessKey rule). They start
 // with an empty body, to which rendering adds the type's defaults.
 func (s *Server) createImplicit(parent *resource) {
-	for _, rt := range s.routes {
-		d := rt.byVersion[rt.versions[len(rt.versions)-1]]
-		pr := s.profileOf(d)
-		i := strings.LastIndex(rt.armType, "/")
-		if pr == nil || pr.CreatedWithParent == nil || !strings.EqualFold(rt.armType[:i], parent.ARMType) {
-			continue
-		}
-		for _, name := range pr.CreatedWithParent.Names {
-			id := parent.ID + "/" + rt.armType[i+1:] + "/" + name
+	for _, c := range s.implicit[strings.ToLower(parent.ARMType)] {
+		for _, name := range c.names {
+			id := parent.ID + "/" + c.segment + "/" + name
 			if s.resources[strings.ToLower(id)] != nil {
 				continue
 			}
-			child := &resource{ID: id, ARMType: d.ARMType, APIVersion: d.APIVersion, Desired: map[string]any{"properties": map[string]any{}},
-				ETag: newETag(), State: stateSucceeded, Created: parent.Created, Modified: parent.Modified, d: d}
+			child := &resource{ID: id, ARMType: c.d.ARMType, APIVersion: c.d.APIVersion, Desired: map[string]any{"properties": map[string]any{}},
+				ETag: newETag(), State: stateSucceeded, Created: parent.Created, Modified: parent.Modified, d: c.d}
 			s.resources[strings.ToLower(id)] = child
 			s.render(child)
 		}

@@ -168,6 +168,9 @@ type Server struct {
 	deleted  map[string]*deletedVault // soft-deleted Key Vaults by lower-case name (keyvault.go)
 	regs     registrations            // provider registrations (providers.go)
 	profiles *recording.ProfileSet
+	// implicit are, by lower-case parent ARM type, the children the
+	// service creates with a new parent (createImplicit).
+	implicit map[string][]implicitChild
 }
 
 // New returns a Server for the resource types of descs.
@@ -233,6 +236,7 @@ func New(descs []*descriptor.Descriptor, opts Options) (*Server, error) {
 		quota:     map[string]*budget{},
 		profiles:  opts.Profiles,
 	}
+	s.implicit = s.implicitChildren()
 	s.SetFaults(opts.Faults)
 	for _, a := range opts.Apps {
 		s.RegisterApp(a)
