@@ -116,6 +116,17 @@ func (f *fanout) source(gk schema.GroupKind) source.Source {
 	})
 }
 
+// enqueue adds req to the queue of kind gk's controller; nothing before
+// the controller starts (its first list reconciles everything).
+func (f *fanout) enqueue(gk schema.GroupKind, req reconcile.Request) {
+	f.qmu.RLock()
+	q := f.queues[gk]
+	f.qmu.RUnlock()
+	if q != nil {
+		q.Add(req)
+	}
+}
+
 // Start watches Secrets and the kinds served before it, and runs until
 // ctx ends.
 func (f *fanout) Start(ctx context.Context) error {

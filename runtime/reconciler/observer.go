@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/arm"
 )
@@ -24,20 +24,15 @@ import (
 // live body differs from their status, or that the list lacks. Objects of
 // a collection the API cannot list keep their own GET every sync period.
 type observer struct {
-	r      *Reconciler
-	events chan event.GenericEvent
+	r *Reconciler
+	// enqueue adds a request to the kind's work queue.
+	enqueue func(reconcile.Request)
 	// first is the delay of the first pass after the start.
 	first time.Duration
 }
 
-// observerBuffer is the number of requeues the observer's channel (and
-// the channel source forwarding them) holds: a pass blocks on a full one
-// until the queue takes them, so a small one does; a kind's buffers are
-// kept whether it has objects or not.
-const observerBuffer = 64
-
-func newObserver(r *Reconciler) *observer {
-	return &observer{r: r, events: make(chan event.GenericEvent, observerBuffer), first: r.Config.FirstObservation}
+func newObserver(r *Reconciler, enqueue func(reconcile.Request)) *observer {
+	return &observer{r: r, enqueue: enqueue, first: r.Config.FirstObservation}
 }
 
 // collectionOf is the collection a resource id belongs to: the id without
@@ -145,33 +140,23 @@ func (o *observer) observe(ctx context.Context, k listKey, g *listGroup) {
 		// one by one, as without the observer.
 		log.FromContext(ctx).Info("drift observer: list failed; reading each resource", "collection", k.collection, "error", err.Error())
 		for _, obj := range objs {
-			o.requeue(ctx, obj)
+			o.requeue(obj)
 		}
 		return
 	}
 	for _, obj := range objs {
 		item, ok := live[strings.ToLower(observedID(obj))]
 		if !ok || changed(obj, normalize(o.r.reconcilerFor(obj).Desc, item)) {
-			o.requeue(ctx, obj)
+			o.requeue(obj)
 		}
 	}
 }
 
-// requeue sends an object to its reconciler with a forced GET; nothing
-// once ctx ends (the controller that takes them may have stopped: a send
-// would block the observer, and the manager's shutdown with it).
-func (o *observer) requeue(ctx context.Context, obj *unstructured.Unstructured) {
+// requeue adds an object to its reconciler's queue, with a forced GET.
+func (o *observer) requeue(obj *unstructured.Unstructured) {
 	o.r.mem.markForce(obj.GetUID())
 	observerRequeues.WithLabelValues(o.r.Desc.Kind).Inc()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(obj.GroupVersionKind())
-	u.SetNamespace(obj.GetNamespace())
-	u.SetName(obj.GetName())
-	u.SetUID(obj.GetUID())
-	select {
-	case o.events <- event.GenericEvent{Object: u}:
-	case <-ctx.Done():
-	}
+	o.enqueue(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}})
 }
 
 // observedID is the ARM id an object's status describes.

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/armature-dev/armature/runtime/arm"
@@ -86,10 +85,10 @@ type Reconciler struct {
 	// extensionKinds are the extension kinds (role assignments, locks):
 	// any object may own one, by spec.owner group, kind and name.
 	extensionKinds []schema.GroupVersionKind
-	// tracker and sources: the valuesFrom sources of the kind's objects
-	// are tracked (sources.go); sources carries the objects to requeue.
+	// tracker: the valuesFrom sources of the kind's objects are tracked
+	// (sources.go); nil on the reconcilers of versions other than the
+	// storage one.
 	tracker *sourceTracker
-	sources chan event.GenericEvent
 }
 
 // New returns a reconciler for one kind.

@@ -280,9 +280,12 @@ func (s *Serving) Unserve(ctx context.Context, gk schema.GroupKind) error {
 	return nil
 }
 
-// newController makes the kind's controller, with the watches it keeps
-// whatever is served: the fan-out's requeues (other kinds' objects and
-// Secrets, fanout.go), the valuesFrom tracker's and the drift observer's.
+// newController makes the kind's controller, with the one watch it keeps
+// whatever is served: the fan-out's, which hands it the controller's work
+// queue. Everything else that requeues the kind's objects adds to that
+// queue: other kinds' objects and Secrets (fanout.go), the valuesFrom
+// tracker (sources.go) and the kind's drift observer (observer.go), which
+// runs with the controller.
 func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	name := strings.ToLower(r.Desc.Kind + "." + r.Desc.Group)
 	opts := controller.Options{Reconciler: r, MaxConcurrentReconciles: r.Config.WorkersPerKind}
@@ -298,17 +301,9 @@ func (s *Serving) newController(r *Reconciler) (controller.Controller, error) {
 	if err := c.Watch(s.fan.source(r.gvk().GroupKind())); err != nil {
 		return nil, err
 	}
-	if r.tracker != nil {
-		if err := c.Watch(source.Channel(r.sources, &handler.EnqueueRequestForObject{})); err != nil {
-			return nil, err
-		}
-	}
 	if r.hasLists() {
-		o := newObserver(r)
-		if err := c.Watch(source.Channel(o.events, &handler.EnqueueRequestForObject{}, source.WithBufferSize[client.Object, reconcile.Request](observerBuffer))); err != nil {
-			return nil, err
-		}
-		s.runLocked(o)
+		gk := r.gvk().GroupKind()
+		s.runLocked(newObserver(r, func(req reconcile.Request) { s.fan.enqueue(gk, req) }))
 	}
 	s.runLocked(c)
 	return c, nil

@@ -126,8 +126,9 @@ func SetupServing(mgr ctrl.Manager, armClient arm.Client, descs []*descriptor.De
 	}
 	tracker := &sourceTracker{served: served}
 	fan := newFanout(mgr.GetCache(), served, tracker)
+	tracker.enqueue = fan.enqueue
 	for _, r := range main {
-		r.tracker, r.sources = tracker, make(chan event.GenericEvent, 64)
+		r.tracker = tracker
 		tracker.readers = append(tracker.readers, r)
 	}
 	slices.SortFunc(tracker.readers, func(a, b *Reconciler) int { return strings.Compare(a.gvk().String(), b.gvk().String()) })

@@ -8,16 +8,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // The objects spec.valuesFrom reads (docs/references.md) are tracked, not
 // polled: valuesIndex indexes every kind's objects by the objects their
 // valuesFrom entries read ("kind/name"), and the sourceTracker sees
 // every served kind's events through the fan-out's one handler per kind. When an object comes, its status changes, or it
-// goes, the tracker requeues the objects of any kind that read it, through each
-// controller's channel. Any kind may read any kind, so a watch per
+// goes, the tracker adds the objects of any kind that read it to that
+// kind's work queue (the fan-out's). Any kind may read any kind, so a watch per
 // controller would be one per pair of kinds; the tracker is one per kind,
 // and does nothing for an object no valuesFrom names (named).
 
@@ -80,6 +82,10 @@ type sourceTracker struct {
 	// recorded by the index function: others are not looked up. Never
 	// shrinks; a stale entry costs one lookup.
 	named sync.Map
+	// enqueue adds a request to the queue of a kind's controller (the
+	// fan-out's enqueue; nothing before the controller starts, whose
+	// first list reconciles everything).
+	enqueue func(schema.GroupKind, reconcile.Request)
 }
 
 // index is valuesIndex's function: it records what it indexes in named.
@@ -106,14 +112,7 @@ func (t *sourceTracker) notify(ctx context.Context, kind string, src *unstructur
 			continue
 		}
 		for _, item := range r.listIndexed(ctx, r.gvk(), src.GetNamespace(), valuesIndex, key) {
-			req := &unstructured.Unstructured{}
-			req.SetNamespace(item.GetNamespace())
-			req.SetName(item.GetName())
-			select {
-			case r.sources <- event.GenericEvent{Object: req}:
-			case <-ctx.Done():
-				return
-			}
+			t.enqueue(r.gvk().GroupKind(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: item.GetNamespace(), Name: item.GetName()}})
 		}
 	}
 }

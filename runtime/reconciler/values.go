@@ -62,7 +62,7 @@ func (r *Reconciler) resolveValue(ctx context.Context, ns, at string, vf map[str
 	wait := func(format string, args ...any) error {
 		return &waitingError{message: at + ": " + fmt.Sprintf(format, args...) + "; nothing is sent until it is", poll: true}
 	}
-	if vf["from"] != nil && r.sources != nil {
+	if vf["from"] != nil && r.tracker != nil {
 		// Tracked: the source's coming or its status change requeues
 		// this object (sources.go).
 		wait = func(format string, args ...any) error {
