@@ -8,7 +8,17 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/armature-dev/armature/runtime/reconciler"
 )
 
 // RunManager starts mgr until the test ends and returns the function that
@@ -51,4 +61,25 @@ func Stuck() string {
 		}
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// NewManager is the manager the operator's tests run: it caches ns only
+// (as --watch-namespaces does), slims cached objects as the operator does
+// (reconciler.TransformForCache), reads unstructured objects from the
+// cache, serves no metrics or probes, and lets controllers of one name be
+// made again (each test makes its own).
+func NewManager(t testing.TB, cfg *rest.Config, scheme *runtime.Scheme, ns string) manager.Manager {
+	t.Helper()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: reconciler.TransformForCache(true)},
+		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mgr
 }

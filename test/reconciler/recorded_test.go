@@ -11,12 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/armature-dev/armature/api/core"
 	"github.com/armature-dev/armature/fakearm"
@@ -57,17 +52,7 @@ func playRecorded(t *testing.T, excerpt string) (*fakearm.Playback, string) {
 		}
 	})
 	ns := namespace(t)
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
-		Scheme:                 scheme,
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: reconciler.TransformForCache(true)},
-		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := envtestutil.NewManager(t, restCfg, scheme, ns)
 	armClient, err := arm.NewClient(arm.Options{Endpoint: ep.URL, Credential: arm.StaticToken("test"), Transport: ep.HTTPClient(), MaxRetries: 1})
 	if err != nil {
 		t.Fatal(err)
